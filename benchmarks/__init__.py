@@ -1,0 +1,1 @@
+"""Benchmarks: ``python -m benchmarks.bench_decode`` and ``python -m benchmarks.bench_encode``."""

@@ -1,0 +1,250 @@
+# Codec: compiled plans for every struct of a schema, and the entry points of
+# the decoder and encoder. The Python Schema class derives from it; all call
+# state lives on the C stack of each call, so one Codec serves many threads.
+
+cdef object _wrap_exception(object error_class, object exc, str path, Py_ssize_t offset):
+    """A foreign exception raised mid-call, as a DecodeError / EncodeError."""
+    if isinstance(exc, UnicodeDecodeError):
+        reason = f"invalid UTF-8 in a str: {exc}"
+    elif isinstance(exc, UnicodeEncodeError):
+        reason = f"string cannot be encoded as UTF-8: {exc}"
+    elif isinstance(exc, TypeError) and "unhashable" in str(exc):
+        reason = f"map key cannot be a Python dict key: {exc}"
+    else:
+        reason = f"{type(exc).__name__}: {exc}"
+    return error_class(reason, path, offset)
+
+
+cdef int _mode_is_msgp(str mode) except -1:
+    if mode == "zebrapack":
+        return 0
+    if mode == "msgp":
+        return 1
+    raise ValueError(f"mode must be 'zebrapack' or 'msgp', not {mode!r}")
+
+
+cdef class Codec:
+    """Compiled plans for every struct of a schema; decode and encode.
+
+    Built by ``zebrapack.load`` (through ``Schema``), not directly.
+    """
+
+    cdef dict _by_name          # struct name -> StructPlan
+    cdef dict _by_class         # class -> StructPlan
+    cdef tuple _plans
+    cdef readonly Py_ssize_t max_depth
+
+    def __init__(self, model, classes, *, Py_ssize_t max_depth=DEFAULT_MAX_DEPTH):
+        cdef StructPlan plan
+        if max_depth < 1:
+            raise ValueError(f"max_depth must be at least 1, not {max_depth}")
+        self.max_depth = max_depth
+        self._by_name = {}
+        for name, struct_def in model.structs.items():
+            self._by_name[name] = new_struct_plan(struct_def, classes[name])
+        memo = {}
+        for name, struct_def in model.structs.items():
+            compile_struct(self._by_name[name], struct_def, self._by_name, memo)
+        self._plans = tuple(self._by_name.values())
+        self._by_class = {}
+        for plan in self._plans:
+            self._by_class[plan.cls] = plan
+
+    cdef StructPlan _plan_for_type(self, object type):
+        if type is None:
+            return None
+        plan = self._by_name.get(type) if isinstance(type, str) else self._by_class.get(type)
+        if plan is None:
+            raise ValueError(f"{type!r} is not a struct of this schema")
+        return <StructPlan>plan
+
+    # -- decoding -------------------------------------------------------------
+
+    cdef object _decode_record(self, Reader *r, StructPlan plan):
+        """One record at r.pos: a struct map named by its -1 entry or by plan."""
+        cdef unsigned char b
+        cdef StructPlan named
+        if r.pos >= r.end:
+            reader_truncated(r, r.pos, 1)
+        b = r.buf[r.pos]
+        if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+            what = plan.name if plan is not None else "a struct"
+            reader_fail(r, r.pos, f"a record is a struct map; expected {what}, found {wire_type_name(b)}")
+        if plan is None:
+            named = peek_struct_plan(r)
+            if named is None:
+                reader_fail(r, r.pos, "the record names no struct of this schema (key -1); pass type=")
+            plan = named
+        r.trail.root = <PyObject *>plan.name
+        return read_struct(r, plan, b)
+
+    cdef object _run_decode(self, object data, object type, bint strict, Py_ssize_t start,
+                            Py_ssize_t stop, Py_ssize_t base, int how):
+        """Decode from data[start:stop]. how: 0 one whole record, 1 all records,
+        2 one record and its end offset, 3 the same but (None, -1) when the
+        input ends inside the record (streams read more and try again)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef bint has_view = False
+        cdef StructPlan plan = self._plan_for_type(type)
+        cdef Py_ssize_t size
+        if PyBytes_CheckExact(data):
+            r.buf = <const unsigned char *>PyBytes_AS_STRING(data)
+            size = PyBytes_GET_SIZE(data)
+        else:
+            PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
+            has_view = True
+            r.buf = <const unsigned char *>view.buf
+            size = view.len
+        if stop < 0 or stop > size:
+            stop = size
+        if start < 0 or start > stop:
+            if has_view:
+                PyBuffer_Release(&view)
+            raise ValueError(f"start {start} is outside the input (0..{stop})")
+        r.pos = start
+        r.end = stop
+        r.base = base
+        r.strict = strict
+        r.truncated = False
+        r.plans = <PyObject *>self._plans
+        trail_init(&r.trail, self.max_depth)
+        try:
+            if how == 0:
+                result = self._decode_record(&r, plan)
+                if r.pos != r.end:
+                    reader_fail(&r, r.pos, f"{r.end - r.pos} trailing bytes after the record")
+                return result
+            if how == 1:
+                results = []
+                while r.pos < r.end:
+                    r.trail.root = NULL
+                    results.append(self._decode_record(&r, plan))
+                return results
+            try:
+                result = self._decode_record(&r, plan)
+            except _DecodeError:
+                if how == 3 and r.truncated:
+                    return None, -1
+                raise
+            return result, r.pos
+        except _DecodeError:
+            raise
+        except Exception as exc:
+            raise _wrap_exception(_DecodeError, exc, trail_path(&r.trail), r.base + r.pos) from exc
+        finally:
+            trail_release(&r.trail)
+            if has_view:
+                PyBuffer_Release(&view)
+
+    def decode(self, data, type=None, *, bint strict=False):
+        """Decode exactly one record from ``data`` (bytes, bytearray, memoryview; not copied).
+
+        The struct comes from the record's -1 name, or from ``type`` (a struct
+        name or one of ``types``); both present and different is an error.
+        ``strict=True`` rejects what the Go reader rejects (e.g. a uint
+        encoding in a signed field). Raises ``DecodeError``.
+        """
+        return self._run_decode(data, type, strict, 0, -1, 0, 0)
+
+    def decode_all(self, data, type=None, *, bint strict=False):
+        """Decode every record of a stream of concatenated records into a list."""
+        return self._run_decode(data, type, strict, 0, -1, 0, 1)
+
+    def _decode_at(self, data, Py_ssize_t start, type=None, bint strict=False, Py_ssize_t base=0,
+                   Py_ssize_t stop=-1, bint partial=False):
+        """(record, end offset) of the record at data[start:stop]. ``partial``: (None, -1)
+        instead of an error when the input ends inside the record. Error offsets add ``base``."""
+        return self._run_decode(data, type, strict, start, stop, base, 3 if partial else 2)
+
+    # -- encoding -------------------------------------------------------------
+
+    cdef StructPlan _plan_of(self, object obj):
+        plan = self._by_class.get(type(obj))
+        if plan is None:
+            for base in type(obj).__mro__[1:]:
+                plan = self._by_class.get(base)
+                if plan is not None:
+                    break
+        if plan is None:
+            raise _EncodeError(f"{type(obj).__name__} is not a struct type of this schema", "$", None)
+        return <StructPlan>plan
+
+    cdef int _run_encode(self, Writer *w, object obj, bint structnames, str mode) except -1:
+        cdef StructPlan plan = self._plan_of(obj)
+        w.msgp = _mode_is_msgp(mode)
+        w.structnames = structnames and not w.msgp
+        w.by_class = <PyObject *>self._by_class
+        w.trail.root = <PyObject *>plan.name
+        try:
+            write_struct(w, plan, obj, w.structnames)
+        except (_EncodeError, Warning):
+            raise
+        except Exception as exc:
+            raise _wrap_exception(_EncodeError, exc, trail_path(&w.trail), w.pos) from exc
+        finally:
+            trail_release(&w.trail)
+        if w.pos > plan.size_hint:
+            plan.size_hint = w.pos
+        return 0
+
+    def encode(self, obj, *, bint structnames=True, str mode="zebrapack"):
+        """Encode one instance of a schema struct, by the declared types; returns bytes.
+
+        ``structnames=False`` leaves out the -1 entries (the reference's
+        ``-no-structnames-onwire``); ``mode="msgp"`` writes string keys as the
+        reference's ``-msgp`` flag. Raises ``EncodeError`` for any value the Go
+        reader would reject.
+        """
+        cdef Writer w
+        cdef StructPlan plan = self._plan_of(obj)
+        w.out_array = NULL
+        w.has_view = False
+        w.pos = 0
+        w.cap = plan.size_hint
+        w.out_bytes = NULL
+        trail_init(&w.trail, self.max_depth)
+        out = PyBytes_FromStringAndSize(NULL, w.cap)
+        Py_INCREF(out)
+        w.out_bytes = <PyObject *>out
+        del out
+        try:
+            w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
+            self._run_encode(&w, obj, structnames, mode)
+            _PyBytes_Resize(&w.out_bytes, w.pos)
+            result = <object>w.out_bytes
+        finally:
+            Py_XDECREF(w.out_bytes)
+        return result
+
+    def encode_into(self, obj, bytearray buffer, Py_ssize_t offset=0, *, bint structnames=True,
+                    str mode="zebrapack"):
+        """Encode into ``buffer`` from ``offset`` (-1: its end), leaving it exactly
+        offset + the record long; nothing is copied on the way. On error the
+        buffer is cut back to ``offset``."""
+        cdef Writer w
+        cdef StructPlan plan = self._plan_of(obj)
+        cdef Py_ssize_t size = PyByteArray_GET_SIZE(buffer)
+        if offset == -1:
+            offset = size
+        if offset < 0 or offset > size:
+            raise ValueError(f"offset {offset} is outside the buffer (0..{size}, or -1)")
+        w.out_bytes = NULL
+        w.out_array = <PyObject *>buffer
+        w.has_view = False
+        w.pos = offset
+        trail_init(&w.trail, self.max_depth)
+        PyByteArray_Resize(buffer, offset + plan.size_hint)
+        w.cap = offset + plan.size_hint
+        PyObject_GetBuffer(buffer, &w.view, PyBUF_SIMPLE)
+        w.has_view = True
+        w.data = <unsigned char *>w.view.buf
+        try:
+            self._run_encode(&w, obj, structnames, mode)
+        except BaseException:
+            w.pos = offset
+            raise
+        finally:
+            if w.has_view:
+                PyBuffer_Release(&w.view)
+            PyByteArray_Resize(buffer, w.pos)

@@ -1,0 +1,116 @@
+# cython: language_level=3
+"""zebrapack's compiled core.
+
+One extension built from these parts (msgpack-python's layout):
+
+- ``zp_wire.h``, ``zp_civil.h``, ``zp_object.h``: C primitives (big-endian
+  loads and stores, float bits, civil dates, member-slot access); no Python
+  objects are built there.
+- ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
+  fields by zid, kinds, nested plans, slot offsets).
+- ``_trail.pxi``: where the codec is in the value tree, for error paths and the
+  depth limit.
+- ``_unpacker.pxi``: the decoder, straight from a byte buffer.
+- ``_packer.pxi``: the encoder, straight into a growing buffer.
+- ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
+"""
+
+cimport cython
+from cpython.bool cimport PyBool_Check
+from cpython.buffer cimport PyBUF_SIMPLE, PyBuffer_Release, PyObject_GetBuffer
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Check, PyByteArray_GET_SIZE, PyByteArray_Resize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_CheckExact, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.complex cimport PyComplex_Check, PyComplex_FromDoubles, PyComplex_ImagAsDouble, PyComplex_RealAsDouble
+from cpython.datetime cimport (
+    PyDateTime_Check,
+    datetime_day,
+    datetime_hour,
+    datetime_microsecond,
+    datetime_minute,
+    datetime_month,
+    datetime_new,
+    datetime_second,
+    datetime_tzinfo,
+    datetime_year,
+    import_datetime,
+    timedelta_days,
+    timedelta_microseconds,
+    timedelta_seconds,
+)
+from cpython.dict cimport PyDict_Check, PyDict_Next, PyDict_Size
+from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check, PyFloat_FromDouble
+from cpython.list cimport PyList_Check, PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
+from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_FromLongLong, PyLong_FromUnsignedLongLong
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.object cimport Py_TYPE, PyObject, PyObject_TypeCheck, PyTypeObject
+from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
+from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_Check, PyUnicode_DecodeUTF8
+from libc.math cimport signbit
+from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcmp, memcpy, memmove
+
+import datetime as _datetime_module
+
+from msgpack import ExtType as _MsgpackExtType
+
+from zebrapack._errors import DecodeError, EncodeError
+from zebrapack._ext import Ext
+from zebrapack._timestamp import Timestamp
+
+import_datetime()
+
+
+cdef extern from "zp_wire.h":
+    uint16_t zp_load_u16(const unsigned char *p) noexcept nogil
+    uint32_t zp_load_u32(const unsigned char *p) noexcept nogil
+    uint64_t zp_load_u64(const unsigned char *p) noexcept nogil
+    int64_t zp_load_i64(const unsigned char *p) noexcept nogil
+    void zp_store_u16(unsigned char *p, uint16_t v) noexcept nogil
+    void zp_store_u32(unsigned char *p, uint32_t v) noexcept nogil
+    void zp_store_u64(unsigned char *p, uint64_t v) noexcept nogil
+    double zp_double_from_bits(uint64_t bits) noexcept nogil
+    uint64_t zp_double_bits(double d) noexcept nogil
+    double zp_double_from_f32_bits(uint32_t bits) noexcept nogil
+    int zp_f32_bits_from_double(double d, uint32_t *out) noexcept nogil
+    int zp_double_fits_f32(double d) noexcept nogil
+    int zp_i64_fits_double(int64_t v) noexcept nogil
+    int zp_u64_fits_double(uint64_t v) noexcept nogil
+
+cdef extern from "zp_civil.h":
+    int64_t ZP_GO_ZERO_SECONDS
+    int64_t ZP_MIN_SECONDS
+    int64_t ZP_MAX_SECONDS
+    int64_t zp_floor_div(int64_t a, int64_t b) noexcept nogil
+    int64_t zp_days_from_civil(int64_t y, unsigned m, unsigned d) noexcept nogil
+    void zp_civil_from_days(int64_t z, int *year, int *month, int *day) noexcept nogil
+
+cdef extern from "zp_object.h":
+    Py_ssize_t zp_member_offset(object descr, PyTypeObject *owner) noexcept
+    object zp_alloc_instance(PyTypeObject *tp)
+    void zp_slot_set(object obj, Py_ssize_t offset, object value) noexcept
+    PyObject *zp_slot_get(object obj, Py_ssize_t offset) noexcept
+
+cdef extern from "Python.h":
+    int _PyBytes_Resize(PyObject **bytes, Py_ssize_t newsize) except -1
+    int PyDict_SetItem(object d, object key, object value) except -1
+    int PyErr_WarnEx(object category, const char *message, Py_ssize_t stacklevel) except -1
+    unsigned long long PyLong_AsUnsignedLongLong(object pylong) except? -1
+
+#: Default limit on nesting (containers inside containers, structs included).
+DEFAULT_MAX_DEPTH = 1000
+
+# Immutable constants shared by every call (no mutable module state).
+cdef object _UTC = _datetime_module.timezone.utc
+cdef object _GO_ZERO_TIME = _datetime_module.datetime(1, 1, 1, tzinfo=_UTC)
+cdef object _Timestamp = Timestamp
+cdef object _Ext = Ext
+cdef object _ExtTypes = (Ext, _MsgpackExtType)
+cdef object _DecodeError = DecodeError
+cdef object _EncodeError = EncodeError
+
+include "_plan.pxi"
+include "_trail.pxi"
+include "_unpacker.pxi"
+include "_packer.pxi"
+include "_codec.pxi"

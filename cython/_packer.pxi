@@ -1,0 +1,742 @@
+# The encoder: writes by the declared type, straight into a growing buffer
+# (a private bytes object, or the caller's bytearray for encode_into), and
+# refuses every value the Go reader would reject.
+
+cdef struct Writer:
+    unsigned char *data
+    Py_ssize_t pos
+    Py_ssize_t cap
+    PyObject *out_bytes         # owned bytes object being filled (encode)
+    PyObject *out_array         # borrowed bytearray target (encode_into)
+    Py_buffer view              # export held on out_array so that nothing else resizes it
+    bint has_view
+    bint msgp                   # msgp mode: string keys, no -1 names, only omitempty omitted
+    bint structnames
+    PyObject *by_class          # borrowed dict: class -> StructPlan
+    Trail trail
+
+
+cdef int writer_fail(Writer *w, str message) except -1:
+    raise _EncodeError(message, trail_path(&w.trail), w.pos)
+
+
+cdef int writer_type_error(Writer *w, TypePlan t, object value, str detail=None) except -1:
+    text = f"expected {t.go}, got {type(value).__name__} {_short_repr(value)}"
+    if detail:
+        text += f" ({detail})"
+    return writer_fail(w, text)
+
+
+cdef inline int writer_enter(Writer *w) except -1:
+    if not trail_enter(&w.trail):
+        writer_fail(w, f"nesting deeper than max_depth={w.trail.max_depth} (does a value contain itself?)")
+    return 0
+
+
+# -- the buffer ---------------------------------------------------------------
+
+cdef int writer_grow(Writer *w, Py_ssize_t n) except -1:
+    cdef Py_ssize_t cap = w.cap * 2
+    if cap < w.pos + n:
+        cap = w.pos + n
+    if w.out_array == NULL:
+        _PyBytes_Resize(&w.out_bytes, cap)
+        w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
+    else:
+        # Our own resize: drop the export, resize, take it again. No Python
+        # code runs in between.
+        PyBuffer_Release(&w.view)
+        w.has_view = False
+        PyByteArray_Resize(<object>w.out_array, cap)
+        PyObject_GetBuffer(<object>w.out_array, &w.view, PyBUF_SIMPLE)
+        w.has_view = True
+        w.data = <unsigned char *>w.view.buf
+    w.cap = cap
+    return 0
+
+
+cdef inline int ensure(Writer *w, Py_ssize_t n) except -1:
+    if n > w.cap - w.pos:
+        writer_grow(w, n)
+    return 0
+
+
+cdef inline int put_byte(Writer *w, unsigned char b) except -1:
+    if w.pos >= w.cap:
+        writer_grow(w, 1)
+    w.data[w.pos] = b
+    w.pos += 1
+    return 0
+
+
+cdef inline int put_raw(Writer *w, const void *p, Py_ssize_t n) except -1:
+    ensure(w, n)
+    memcpy(w.data + w.pos, p, n)
+    w.pos += n
+    return 0
+
+
+cdef inline int put_bytes_object(Writer *w, bytes data) except -1:
+    return put_raw(w, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
+
+
+cdef int put_signed(Writer *w, int64_t v) except -1:
+    """The smallest signed form: fixints, then int8..int64; never the uint family."""
+    ensure(w, 9)
+    cdef unsigned char *p = w.data + w.pos
+    if -32 <= v <= 127:
+        p[0] = <unsigned char>(<int8_t>v)
+        w.pos += 1
+    elif -128 <= v <= 127:
+        p[0] = 0xd0
+        p[1] = <unsigned char>(<int8_t>v)
+        w.pos += 2
+    elif -32768 <= v <= 32767:
+        p[0] = 0xd1
+        zp_store_u16(p + 1, <uint16_t>(<int16_t>v))
+        w.pos += 3
+    elif -2147483648 <= v <= 2147483647:
+        p[0] = 0xd2
+        zp_store_u32(p + 1, <uint32_t>(<int32_t>v))
+        w.pos += 5
+    else:
+        p[0] = 0xd3
+        zp_store_u64(p + 1, <uint64_t>v)
+        w.pos += 9
+    return 0
+
+
+cdef int put_unsigned(Writer *w, uint64_t v) except -1:
+    """The smallest unsigned form: positive fixint, then uint8..uint64."""
+    ensure(w, 9)
+    cdef unsigned char *p = w.data + w.pos
+    if v <= 127:
+        p[0] = <unsigned char>v
+        w.pos += 1
+    elif v <= 0xff:
+        p[0] = 0xcc
+        p[1] = <unsigned char>v
+        w.pos += 2
+    elif v <= 0xffff:
+        p[0] = 0xcd
+        zp_store_u16(p + 1, <uint16_t>v)
+        w.pos += 3
+    elif v <= 0xffffffff:
+        p[0] = 0xce
+        zp_store_u32(p + 1, <uint32_t>v)
+        w.pos += 5
+    else:
+        p[0] = 0xcf
+        zp_store_u64(p + 1, v)
+        w.pos += 9
+    return 0
+
+
+cdef int put_length_header(Writer *w, Py_ssize_t n, unsigned char fix_base, Py_ssize_t fix_max,
+                           unsigned char lead8, unsigned char lead16, unsigned char lead32) except -1:
+    """str/bin/array/map headers: the fix form up to fix_max, then 8 (if any), 16, 32 bits."""
+    ensure(w, 5)
+    cdef unsigned char *p = w.data + w.pos
+    if n <= fix_max:
+        p[0] = fix_base | <unsigned char>n
+        w.pos += 1
+    elif lead8 != 0 and n <= 0xff:
+        p[0] = lead8
+        p[1] = <unsigned char>n
+        w.pos += 2
+    elif n <= 0xffff:
+        p[0] = lead16
+        zp_store_u16(p + 1, <uint16_t>n)
+        w.pos += 3
+    elif n <= 0xffffffff:
+        p[0] = lead32
+        zp_store_u32(p + 1, <uint32_t>n)
+        w.pos += 5
+    else:
+        writer_fail(w, f"{n} elements or bytes exceed msgpack's 2**32-1 limit")
+    return 0
+
+
+cdef inline int put_str_header(Writer *w, Py_ssize_t n) except -1:
+    return put_length_header(w, n, 0xa0, 31, 0xd9, 0xda, 0xdb)
+
+
+cdef inline int put_bin_header(Writer *w, Py_ssize_t n) except -1:
+    return put_length_header(w, n, 0, -1, 0xc4, 0xc5, 0xc6)
+
+
+cdef inline int put_array_header(Writer *w, Py_ssize_t n) except -1:
+    return put_length_header(w, n, 0x90, 15, 0, 0xdc, 0xdd)
+
+
+cdef inline int put_map_header(Writer *w, Py_ssize_t n) except -1:
+    return put_length_header(w, n, 0x80, 15, 0, 0xde, 0xdf)
+
+
+cdef int put_ext_header(Writer *w, Py_ssize_t n, int8_t code) except -1:
+    ensure(w, 6)
+    cdef unsigned char *p = w.data + w.pos
+    if n == 1 or n == 2 or n == 4 or n == 8 or n == 16:
+        p[0] = 0xd4 + (0 if n == 1 else 1 if n == 2 else 2 if n == 4 else 3 if n == 8 else 4)
+        w.pos += 1
+    elif n <= 0xff:
+        p[0] = 0xc7
+        p[1] = <unsigned char>n
+        w.pos += 2
+    elif n <= 0xffff:
+        p[0] = 0xc8
+        zp_store_u16(p + 1, <uint16_t>n)
+        w.pos += 3
+    elif n <= 0xffffffff:
+        p[0] = 0xc9
+        zp_store_u32(p + 1, <uint32_t>n)
+        w.pos += 5
+    else:
+        writer_fail(w, f"ext of {n} bytes exceeds msgpack's 2**32-1 limit")
+    w.data[w.pos] = <unsigned char>code
+    w.pos += 1
+    return 0
+
+
+cdef inline int put_f64(Writer *w, double d) except -1:
+    ensure(w, 9)
+    w.data[w.pos] = 0xcb
+    zp_store_u64(w.data + w.pos + 1, zp_double_bits(d))
+    w.pos += 9
+    return 0
+
+
+cdef int put_f32(Writer *w, TypePlan t, double d, object value) except -1:
+    cdef uint32_t bits = 0
+    if zp_f32_bits_from_double(d, &bits) < 0:
+        writer_fail(w, f"{_short_repr(value)} overflows {t.go}")
+    ensure(w, 5)
+    w.data[w.pos] = 0xca
+    zp_store_u32(w.data + w.pos + 1, bits)
+    w.pos += 5
+    return 0
+
+
+cdef int put_time(Writer *w, int64_t seconds, uint32_t nanos) except -1:
+    """time.Time as the reference writes it: ext8, 12 bytes, type 5."""
+    ensure(w, 15)
+    cdef unsigned char *p = w.data + w.pos
+    p[0] = 0xc7
+    p[1] = 12
+    p[2] = 5
+    zp_store_u64(p + 3, <uint64_t>seconds)
+    zp_store_u32(p + 11, nanos)
+    w.pos += 15
+    return 0
+
+
+# -- scalars ----------------------------------------------------------------------
+# Each returns 1 when it wrote the value, 0 when the value is the zero of its
+# type and `omit` asks for zero values to be left out (the caller then drops the key).
+
+cdef object as_integer(Writer *w, TypePlan t, object value):
+    """The int of an integer-like value; bool, float and the rest are refused."""
+    if PyBool_Check(value):
+        writer_type_error(w, t, value, "bool is not an integer here")
+    if value is None:
+        writer_type_error(w, t, value, "None is only allowed for pointers and interfaces")
+    if PyFloat_Check(value) or PyUnicode_Check(value) or not hasattr(type(value), "__index__"):
+        writer_type_error(w, t, value)
+    return value.__index__()
+
+
+cdef int write_integer(Writer *w, TypePlan t, object value, bint omit) except -1:
+    cdef int overflow = 0
+    cdef long long sv
+    cdef unsigned long long uv
+    if not PyLong_Check(value) or PyBool_Check(value):
+        value = as_integer(w, t, value)
+    sv = PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow == 0:
+        if sv == 0 and omit:
+            return 0
+        if t.is_signed:
+            if sv < t.imin or sv > t.imax:
+                _integer_range_error(w, t, value)
+            put_signed(w, sv)
+        else:
+            if sv < 0 or <uint64_t>sv > t.umax:
+                _integer_range_error(w, t, value)
+            put_unsigned(w, <uint64_t>sv)
+        return 1
+    if overflow > 0 and not t.is_signed and t.umax == UINT64_MAX and value.bit_length() <= 64:
+        uv = PyLong_AsUnsignedLongLong(value)
+        put_unsigned(w, uv)
+        return 1
+    return _integer_range_error(w, t, value)
+
+
+cdef int _integer_range_error(Writer *w, TypePlan t, object value) except -1:
+    if t.is_signed:
+        bounds = f"{t.imin}..{t.imax}"
+    else:
+        bounds = f"0..{t.umax}"
+    return writer_fail(w, f"{_short_repr(value)} is outside the range of {t.go} ({bounds})")
+
+
+cdef double as_double(Writer *w, TypePlan t, object value) except? -1.0:
+    """A float field's value: a float, or an int that is exactly a float."""
+    cdef int overflow = 0
+    cdef long long sv
+    if PyFloat_Check(value):
+        return PyFloat_AS_DOUBLE(value)
+    if PyLong_Check(value) and not PyBool_Check(value):
+        sv = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow == 0 and zp_i64_fits_double(sv):
+            return <double>sv
+        if overflow != 0 and value.bit_length() <= 1024 and float(value) == value:
+            return float(value)
+        writer_fail(w, f"{_short_repr(value)} is not exactly a {t.go}")
+    if PyBool_Check(value):
+        writer_type_error(w, t, value, "bool is not a number here")
+    writer_type_error(w, t, value)
+    return 0.0
+
+
+cdef int write_float(Writer *w, TypePlan t, object value, bint omit) except -1:
+    cdef double d = as_double(w, t, value)
+    if omit and d == 0.0 and not signbit(d):    # -0.0 is written: only +0.0 is empty
+        return 0
+    if t.kind == K_F64:
+        put_f64(w, d)
+    else:
+        if not PyFloat_Check(value) and not zp_double_fits_f32(d):
+            writer_fail(w, f"{_short_repr(value)} is not exactly a float32")
+        put_f32(w, t, d, value)
+    return 1
+
+
+cdef int write_complex(Writer *w, TypePlan t, object value, bint omit) except -1:
+    cdef double re, im
+    cdef uint32_t bits = 0
+    if PyComplex_Check(value):
+        re = PyComplex_RealAsDouble(value)
+        im = PyComplex_ImagAsDouble(value)
+    elif PyFloat_Check(value) or (PyLong_Check(value) and not PyBool_Check(value)):
+        re = as_double(w, t, value)
+        im = 0.0
+    else:
+        return writer_type_error(w, t, value)
+    if omit and re == 0.0 and im == 0.0 and not signbit(re) and not signbit(im):
+        return 0
+    if t.kind == K_C128:
+        ensure(w, 18)
+        w.data[w.pos] = 0xd8
+        w.data[w.pos + 1] = 4
+        zp_store_u64(w.data + w.pos + 2, zp_double_bits(re))
+        zp_store_u64(w.data + w.pos + 10, zp_double_bits(im))
+        w.pos += 18
+        return 1
+    ensure(w, 10)
+    w.data[w.pos] = 0xd7
+    w.data[w.pos + 1] = 3
+    if zp_f32_bits_from_double(re, &bits) < 0:
+        writer_fail(w, f"real part of {value!r} overflows float32")
+    zp_store_u32(w.data + w.pos + 2, bits)
+    if zp_f32_bits_from_double(im, &bits) < 0:
+        writer_fail(w, f"imaginary part of {value!r} overflows float32")
+    zp_store_u32(w.data + w.pos + 6, bits)
+    w.pos += 10
+    return 1
+
+
+cdef int write_str(Writer *w, TypePlan t, object value, bint omit) except -1:
+    cdef Py_ssize_t n
+    cdef const char *text
+    if not PyUnicode_Check(value):
+        if PyBytes_Check(value) or PyByteArray_Check(value):
+            return writer_type_error(w, t, value, "bytes where a string is declared")
+        return writer_type_error(w, t, value)
+    text = PyUnicode_AsUTF8AndSize(value, &n)
+    if n == 0 and omit:
+        return 0
+    put_str_header(w, n)
+    put_raw(w, text, n)
+    return 1
+
+
+cdef int write_bin(Writer *w, TypePlan t, object value, bint omit) except -1:
+    cdef Py_buffer view
+    cdef Py_ssize_t n
+    if PyBytes_Check(value):
+        n = PyBytes_GET_SIZE(value)
+        if t.kind == K_BYTEARRAY and n != t.length:
+            return writer_fail(w, f"expected {t.go}: {t.length} bytes, got {n}")
+        if n == 0 and omit:
+            return 0
+        put_bin_header(w, n)
+        put_raw(w, PyBytes_AS_STRING(value), n)
+        return 1
+    if PyUnicode_Check(value):
+        return writer_type_error(w, t, value, "a string where bytes are declared")
+    if not (PyByteArray_Check(value) or isinstance(value, memoryview)):
+        return writer_type_error(w, t, value)
+    PyObject_GetBuffer(value, &view, PyBUF_SIMPLE)
+    try:
+        n = view.len
+        if t.kind == K_BYTEARRAY and n != t.length:
+            return writer_fail(w, f"expected {t.go}: {t.length} bytes, got {n}")
+        if n == 0 and omit:
+            return 0
+        put_bin_header(w, n)
+        put_raw(w, view.buf, n)
+        return 1
+    finally:
+        PyBuffer_Release(&view)
+
+
+cdef int write_bool(Writer *w, TypePlan t, object value, bint omit) except -1:
+    if value is True:
+        return put_byte(w, 0xc3) + 1
+    if value is False:
+        if omit:
+            return 0
+        return put_byte(w, 0xc2) + 1
+    return writer_type_error(w, t, value)
+
+
+cdef int datetime_to_unix(Writer *w, object value, int64_t *seconds, uint32_t *nanos) except -1:
+    """An aware datetime (or Timestamp) as Unix seconds and nanoseconds."""
+    cdef int64_t s
+    cdef int64_t micro
+    tz = datetime_tzinfo(value)
+    if tz is None:
+        writer_fail(w, f"naive datetime {value!r} is ambiguous: give it a tzinfo (e.g. timezone.utc)")
+    s = (zp_days_from_civil(datetime_year(value), datetime_month(value), datetime_day(value)) * 86400
+         + datetime_hour(value) * 3600 + datetime_minute(value) * 60 + datetime_second(value))
+    micro = datetime_microsecond(value)
+    if tz is not _UTC:
+        offset = value.utcoffset()
+        if offset is None:
+            writer_fail(w, f"datetime {value!r} has a tzinfo without an offset: it is ambiguous")
+        s -= timedelta_days(offset) * 86400 + timedelta_seconds(offset)
+        micro -= timedelta_microseconds(offset)
+        if micro < 0:
+            micro += 1000000
+            s -= 1
+    seconds[0] = s
+    nanos[0] = <uint32_t>(micro * 1000)
+    if PyObject_TypeCheck(value, <PyTypeObject *>_Timestamp):
+        nanos[0] += <uint32_t>value.nanosecond
+    return 0
+
+
+cdef int write_time(Writer *w, TypePlan t, object value, bint omit, bint field_level) except -1:
+    """time.Time. At field level None is Go's zero instant (left out, or written in msgp mode)."""
+    cdef int64_t seconds
+    cdef uint32_t nanos
+    if value is None and field_level:
+        if omit:
+            return 0
+        return put_time(w, ZP_GO_ZERO_SECONDS, 0) + 1
+    if not PyDateTime_Check(value):
+        detail = "None is only allowed for a time field itself" if value is None else None
+        return writer_type_error(w, t, value, detail)
+    datetime_to_unix(w, value, &seconds, &nanos)
+    if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+        return 0
+    return put_time(w, seconds, nanos) + 1
+
+
+cdef int write_ext(Writer *w, TypePlan t, object value, bint omit) except -1:
+    if value is None:
+        if omit:
+            return 0
+        return put_byte(w, 0xc0) + 1
+    if not isinstance(value, _ExtTypes):
+        return writer_type_error(w, t, value)
+    put_ext_value(w, value)
+    return 1
+
+
+cdef int put_ext_value(Writer *w, object value) except -1:
+    code, data = value
+    if not isinstance(code, int) or not -128 <= code <= 127:
+        writer_fail(w, f"ext code {code!r} is not in -128..127")
+    if not isinstance(data, bytes):
+        writer_fail(w, f"ext data must be bytes, not {type(data).__name__}")
+    put_ext_header(w, PyBytes_GET_SIZE(data), code)
+    return put_bytes_object(w, data)
+
+
+# -- containers and structs -------------------------------------------------------
+
+cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -1:
+    """A slice or fixed array from a list or tuple."""
+    cdef Py_ssize_t n, i
+    cdef bint is_list = PyList_Check(value)
+    if not is_list and not PyTuple_Check(value):
+        detail = "None is only allowed for pointers and interfaces" if value is None else None
+        return writer_type_error(w, t, value, detail)
+    n = PyList_GET_SIZE(value) if is_list else PyTuple_GET_SIZE(value)
+    if t.kind == K_ARRAY:
+        if n != t.length:
+            return writer_fail(w, f"expected {t.go}: {t.length} elements, got {n}")
+    elif n == 0 and omit:
+        return 0
+    put_array_header(w, n)
+    writer_enter(w)
+    for i in range(n):
+        trail_index(&w.trail, i)
+        if is_list:
+            if PyList_GET_SIZE(value) != n:
+                writer_fail(w, "list changed size while it was encoded")
+            item = <object>PyList_GET_ITEM(value, i)
+        else:
+            item = <object>PyTuple_GET_ITEM(value, i)
+        write_value(w, t.elem, item, False)
+    trail_leave(&w.trail)
+    return 1
+
+
+cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
+    cdef Py_ssize_t n, written = 0, position = 0
+    cdef PyObject *key_ref
+    cdef PyObject *value_ref
+    if not PyDict_Check(value):
+        return writer_type_error(w, t, value)
+    n = PyDict_Size(value)
+    if n == 0 and omit:
+        return 0
+    put_map_header(w, n)
+    writer_enter(w)
+    while PyDict_Next(value, &position, &key_ref, &value_ref):
+        key = <object>key_ref
+        item = <object>value_ref
+        trail_key_reading(&w.trail)
+        trail_key(&w.trail, key)
+        write_value(w, t.key, key, False)
+        write_value(w, t.elem, item, False)
+        written += 1
+    trail_map_done(&w.trail)
+    if written != n or PyDict_Size(value) != n:
+        writer_fail(w, "dict changed size while it was encoded")
+    return 1
+
+
+cdef Py_ssize_t map_header_size(Py_ssize_t n) noexcept:
+    return 1 if n <= 15 else 3 if n <= 0xffff else 5
+
+
+cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
+    """Fields in zid order (declaration order in msgp mode) under a map header
+    sized for the fields actually written, as the reference writes it."""
+    cdef tuple fields = sp.msgp_fields if w.msgp else sp.fields
+    cdef Py_ssize_t count = 0, key_pos, header_pos, header_size, body, small
+    cdef FieldPlan fp
+    cdef PyObject *slot
+    cdef bint direct = sp.slots_readable and Py_TYPE(obj) == sp.tp
+    cdef bint omit
+    cdef int written
+    header_size = map_header_size(len(fields) + with_name)
+    ensure(w, header_size)
+    header_pos = w.pos
+    w.pos += header_size
+    if with_name:
+        put_bytes_object(w, sp.name_entry)
+        count += 1
+    writer_enter(w)
+    for item in fields:
+        fp = <FieldPlan>item
+        trail_field(&w.trail, fp)
+        if direct:
+            slot = zp_slot_get(obj, fp.offset)
+            if slot == NULL:
+                writer_fail(w, f"field {fp.name} is not set")
+            value = <object>slot
+        else:
+            value = getattr(obj, fp.attr)
+        key_pos = w.pos
+        put_bytes_object(w, fp.tag_key if w.msgp else fp.zid_key)
+        omit = fp.omitempty or not w.msgp
+        if fp.time_field:
+            written = write_time(w, fp.type, value, omit, True)
+        else:
+            written = write_value(w, fp.type, value, omit)
+        if written:
+            count += 1
+            if fp.deprecated and not fp.warned:
+                fp.warned = True
+                warn_deprecated(sp, fp)
+        else:
+            w.pos = key_pos
+    trail_leave(&w.trail)
+    # The header took room for every field; close the gap if fewer were written.
+    small = map_header_size(count)
+    body = w.pos - header_pos - header_size
+    if small < header_size:
+        memmove(w.data + header_pos + small, w.data + header_pos + header_size, body)
+        w.pos -= header_size - small
+    _store_map_header(w.data + header_pos, count, small)
+    return 1
+
+
+cdef void _store_map_header(unsigned char *p, Py_ssize_t n, Py_ssize_t size) noexcept:
+    if size == 1:
+        p[0] = 0x80 | <unsigned char>n
+    elif size == 3:
+        p[0] = 0xde
+        zp_store_u16(p + 1, <uint16_t>n)
+    else:
+        p[0] = 0xdf
+        zp_store_u32(p + 1, <uint32_t>n)
+
+
+cdef int warn_deprecated(StructPlan sp, FieldPlan fp) except -1:
+    message = f"{sp.name}.{fp.name} (zid {fp.zid}) is deprecated in the schema but was written".encode("utf-8")
+    return PyErr_WarnEx(DeprecationWarning, message, 1)
+
+
+cdef StructPlan plan_of_instance(Writer *w, object value):
+    """The struct plan of a schema instance (its class or a base of it), or None."""
+    cdef dict by_class = <dict>w.by_class
+    plan = by_class.get(type(value))
+    if plan is None:
+        for base in type(value).__mro__[1:]:
+            plan = by_class.get(base)
+            if plan is not None:
+                break
+    return plan
+
+
+cdef int write_named_struct(Writer *w, TypePlan t, object value, bint omit) except -1:
+    """An interface-typed field: any struct of the schema, always with its -1 name."""
+    if value is None:
+        if omit:
+            return 0
+        return put_byte(w, 0xc0) + 1
+    plan = plan_of_instance(w, value)
+    if plan is None:
+        return writer_type_error(w, t, value, "not an instance of a struct of this schema")
+    return write_struct(w, <StructPlan>plan, value, True)
+
+
+cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
+    cdef int kind = t.kind
+    if kind == K_STRING:
+        return write_str(w, t, value, omit)
+    if kind >= K_UINT and kind <= K_INT64:
+        return write_integer(w, t, value, omit)
+    if kind == K_F64 or kind == K_F32:
+        return write_float(w, t, value, omit)
+    if kind == K_BOOL:
+        return write_bool(w, t, value, omit)
+    if kind == K_STRUCT:
+        if not PyObject_TypeCheck(value, t.struct_plan.tp):
+            return writer_type_error(w, t, value)
+        return write_struct(w, t.struct_plan, value, w.structnames and not w.msgp)
+    if kind == K_SLICE or kind == K_ARRAY:
+        return write_sequence(w, t, value, omit)
+    if kind == K_MAP:
+        return write_map(w, t, value, omit)
+    if kind == K_POINTER:
+        if value is None:
+            if omit:
+                return 0
+            return put_byte(w, 0xc0) + 1
+        return write_value(w, t.elem, value, False)
+    if kind == K_BYTES or kind == K_BYTEARRAY:
+        return write_bin(w, t, value, omit)
+    if kind == K_TIME:
+        return write_time(w, t, value, omit, False)
+    if kind == K_INTF:
+        if value is None:
+            if omit:
+                return 0
+            return put_byte(w, 0xc0) + 1
+        return write_any(w, value)
+    if kind == K_IFACE:
+        return write_named_struct(w, t, value, omit)
+    if kind == K_C64 or kind == K_C128:
+        return write_complex(w, t, value, omit)
+    if kind == K_EXT:
+        return write_ext(w, t, value, omit)
+    raise AssertionError(f"unknown plan kind {kind}")
+
+
+# -- interface{}: dynamic values ------------------------------------------------
+
+cdef int write_any(Writer *w, object value) except -1:
+    """interface{}: the msgpack type follows the Python type."""
+    cdef int overflow = 0
+    cdef long long sv
+    cdef int64_t seconds
+    cdef uint32_t nanos
+    cdef Py_ssize_t n, i, written = 0, position = 0
+    cdef PyObject *key_ref
+    cdef PyObject *value_ref
+    cdef Py_ssize_t length
+    cdef const char *text
+    if value is None:
+        return put_byte(w, 0xc0) + 1
+    if PyBool_Check(value):
+        return put_byte(w, 0xc3 if value is True else 0xc2) + 1
+    if PyLong_Check(value):
+        # Go's interface encoding: int64 in the signed family, beyond it uint64.
+        sv = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow == 0:
+            return put_signed(w, sv) + 1
+        if overflow > 0 and value.bit_length() <= 64:
+            return put_unsigned(w, PyLong_AsUnsignedLongLong(value)) + 1
+        return writer_fail(w, f"int {_short_repr(value)} does not fit int64 or uint64")
+    if PyFloat_Check(value):
+        return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
+    if PyUnicode_Check(value):
+        text = PyUnicode_AsUTF8AndSize(value, &length)
+        put_str_header(w, length)
+        return put_raw(w, text, length) + 1
+    if PyBytes_Check(value) or PyByteArray_Check(value) or isinstance(value, memoryview):
+        return write_bin(w, _BYTES_PLAN, value, False)
+    if PyDateTime_Check(value):
+        datetime_to_unix(w, value, &seconds, &nanos)
+        return put_time(w, seconds, nanos) + 1
+    if PyComplex_Check(value):
+        return write_complex(w, _COMPLEX128_PLAN, value, False)
+    if isinstance(value, _ExtTypes):
+        return put_ext_value(w, value) + 1
+    if PyList_Check(value) or PyTuple_Check(value):
+        n = len(value)
+        put_array_header(w, n)
+        writer_enter(w)
+        for i in range(n):
+            trail_index(&w.trail, i)
+            if PyList_Check(value) and PyList_GET_SIZE(value) != n:
+                writer_fail(w, "list changed size while it was encoded")
+            write_any(w, value[i])
+        trail_leave(&w.trail)
+        return 1
+    if PyDict_Check(value):
+        n = PyDict_Size(value)
+        put_map_header(w, n)
+        writer_enter(w)
+        while PyDict_Next(value, &position, &key_ref, &value_ref):
+            key = <object>key_ref
+            item = <object>value_ref
+            trail_key_reading(&w.trail)
+            trail_key(&w.trail, key)
+            write_any(w, key)
+            write_any(w, item)
+            written += 1
+        trail_map_done(&w.trail)
+        if written != n or PyDict_Size(value) != n:
+            writer_fail(w, "dict changed size while it was encoded")
+        return 1
+    plan = plan_of_instance(w, value)
+    if plan is not None:
+        return write_struct(w, <StructPlan>plan, value, not w.msgp)
+    return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
+
+
+cdef TypePlan _standalone_plan(int kind, str go):
+    cdef TypePlan plan = TypePlan()
+    plan.kind = kind
+    plan.go = go
+    return plan
+
+cdef TypePlan _BYTES_PLAN = _standalone_plan(K_BYTES, "[]byte")
+cdef TypePlan _COMPLEX128_PLAN = _standalone_plan(K_C128, "complex128")

@@ -1,0 +1,292 @@
+# Plans: what the codec knows of each type, compiled once per schema at load
+# time from the model (zebrapack._model) and the classes values are built as.
+# The decoder and encoder only read them, apart from two benign hints per
+# plan (StructPlan.size_hint, FieldPlan.warned).
+
+cdef enum:
+    # Plan kinds; 1-21 are the schema's primitive Zkinds.
+    K_BYTES = 1
+    K_STRING = 2
+    K_F32 = 3
+    K_F64 = 4
+    K_C64 = 5
+    K_C128 = 6
+    K_UINT = 7
+    K_UINT8 = 8
+    K_UINT16 = 9
+    K_UINT32 = 10
+    K_UINT64 = 11
+    K_BYTE = 12
+    K_INT = 13
+    K_INT8 = 14
+    K_INT16 = 15
+    K_INT32 = 16
+    K_INT64 = 17
+    K_BOOL = 18
+    K_INTF = 19
+    K_TIME = 20
+    K_EXT = 21
+    K_MAP = 24
+    K_STRUCT = 25
+    K_SLICE = 26
+    K_ARRAY = 27
+    K_POINTER = 28
+    K_IFACE = 29
+    K_BYTEARRAY = 30    # [N]byte: a bin of exactly N bytes
+
+cdef enum:
+    BUILD_SLOTS = 0     # tp_alloc, fill the member slots, then __post_init__ if any
+    BUILD_CALL = 1      # cls(**fields)
+
+# Kinds whose schema number maps to a plan kind one to one.
+cdef set _PRIMITIVE_KINDS = set(range(1, 22))
+
+
+@cython.final
+cdef class TypePlan:
+    """How one type is read and written."""
+    cdef readonly int kind
+    cdef readonly str go            # Go spelling, for messages
+    cdef TypePlan elem              # slice/array/pointer element, map value
+    cdef TypePlan key               # map key
+    cdef StructPlan struct_plan
+    cdef Py_ssize_t length          # fixed array length
+    cdef bint is_signed
+    cdef int64_t imin               # signed integer range
+    cdef int64_t imax
+    cdef uint64_t umax              # unsigned integer range
+    cdef object zero                # the zero value, when it is immutable
+    cdef bint zero_shared
+
+
+@cython.final
+cdef class FieldPlan:
+    """One field of a struct."""
+    cdef readonly Py_ssize_t zid
+    cdef readonly str name          # Go name: paths and messages use it
+    cdef readonly str attr          # Python attribute
+    cdef TypePlan type
+    cdef bytes zid_key              # the zid as the reference writes it
+    cdef bytes tag_key              # FieldTagName as a msgpack str (msgp mode key)
+    cdef bytes tag                  # FieldTagName, UTF-8
+    cdef Py_ssize_t offset          # member slot offset in instances, or -1
+    cdef bint time_field            # a time.Time value field: Go's zero instant <-> None
+    cdef bint omitempty
+    cdef bint deprecated
+    cdef bint warned                # the DeprecationWarning was given
+
+
+@cython.final
+cdef class StructPlan:
+    """A struct: its fields by zid and how its instances are built and read."""
+    cdef readonly str name
+    cdef bytes name_utf8
+    cdef bytes name_entry           # the whole -1 entry: key 0xff, then the name
+    cdef readonly object cls
+    cdef PyTypeObject *tp
+    cdef int build
+    cdef object post_init           # __post_init__ of BUILD_SLOTS classes, or None
+    cdef bint slots_readable        # every field has a slot offset
+    cdef tuple fields               # FieldPlan in zid order
+    cdef tuple msgp_fields          # FieldPlan in declaration order
+    cdef PyObject **by_zid          # borrowed FieldPlan per zid; NULL for unknown and Skip
+    cdef Py_ssize_t zid_limit
+    cdef Py_ssize_t size_hint       # recent encoded size: the first buffer's capacity
+
+    def __dealloc__(self):
+        PyMem_Free(self.by_zid)
+
+    def __repr__(self):
+        return f"<StructPlan {self.name} ({len(self.fields)} fields)>"
+
+
+# -- compiling ------------------------------------------------------------------
+
+def _msgpack_int_key(Py_ssize_t value):
+    """The smallest signed encoding of a zid (the reference writes keys so)."""
+    if 0 <= value <= 0x7f:
+        return bytes([value])
+    if value <= 0x7fff:
+        return b"\xd1" + value.to_bytes(2, "big", signed=True)
+    return b"\xd2" + value.to_bytes(4, "big", signed=True)
+
+
+def _msgpack_str(str text):
+    data = text.encode("utf-8")
+    n = len(data)
+    if n <= 31:
+        return bytes([0xa0 | n]) + data
+    if n <= 0xff:
+        return b"\xd9" + bytes([n]) + data
+    if n <= 0xffff:
+        return b"\xda" + n.to_bytes(2, "big") + data
+    return b"\xdb" + n.to_bytes(4, "big") + data
+
+
+cdef dict _INTEGER_RANGES = {
+    K_UINT: (False, 0, 0, UINT64_MAX), K_UINT8: (False, 0, 0, 0xff),
+    K_UINT16: (False, 0, 0, 0xffff), K_UINT32: (False, 0, 0, 0xffffffff),
+    K_UINT64: (False, 0, 0, UINT64_MAX), K_BYTE: (False, 0, 0, 0xff),
+    K_INT: (True, INT64_MIN, INT64_MAX, 0), K_INT8: (True, -0x80, 0x7f, 0),
+    K_INT16: (True, -0x8000, 0x7fff, 0), K_INT32: (True, -0x80000000, 0x7fffffff, 0),
+    K_INT64: (True, INT64_MIN, INT64_MAX, 0),
+}
+
+cdef dict _IMMUTABLE_ZEROS = {
+    K_BYTES: b"", K_STRING: "", K_F32: 0.0, K_F64: 0.0, K_C64: 0j, K_C128: 0j,
+    K_BOOL: False, K_INTF: None, K_TIME: _GO_ZERO_TIME, K_EXT: None, K_POINTER: None,
+    K_IFACE: None,
+}
+
+
+cdef TypePlan compile_type(object ref, dict structs, dict memo):
+    """The plan of a normalized TypeRef (shared between equal types)."""
+    cdef TypePlan plan = memo.get(ref)
+    if plan is not None:
+        return plan
+    plan = TypePlan()
+    memo[ref] = plan
+    plan.go = ref.go
+    cdef int kind = int(ref.kind)
+    if kind in _PRIMITIVE_KINDS:
+        plan.kind = kind
+    elif kind == K_STRUCT:
+        plan.kind = K_STRUCT
+        plan.struct_plan = structs[ref.name]
+    elif kind == K_IFACE:
+        plan.kind = K_IFACE
+    elif kind == K_SLICE or kind == K_POINTER:
+        plan.kind = kind
+        plan.elem = compile_type(ref.elem, structs, memo)
+    elif kind == K_MAP:
+        plan.kind = K_MAP
+        plan.key = compile_type(ref.key, structs, memo)
+        plan.elem = compile_type(ref.elem, structs, memo)
+    elif kind == K_ARRAY:
+        plan.length = ref.length
+        plan.elem = compile_type(ref.elem, structs, memo)
+        plan.kind = K_BYTEARRAY if plan.elem.kind in (K_BYTE, K_UINT8) else K_ARRAY
+    else:
+        raise AssertionError(f"unnormalized type {ref!r}")
+    if plan.kind in _INTEGER_RANGES:
+        plan.is_signed, plan.imin, plan.imax, plan.umax = _INTEGER_RANGES[plan.kind]
+        plan.zero, plan.zero_shared = 0, True
+    elif plan.kind in _IMMUTABLE_ZEROS:
+        plan.zero, plan.zero_shared = _IMMUTABLE_ZEROS[plan.kind], True
+    elif plan.kind == K_BYTEARRAY:
+        plan.zero, plan.zero_shared = bytes(plan.length), True
+    return plan
+
+
+cdef Py_ssize_t slot_offset(object cls, str attr):
+    """The member-slot offset of attr in instances of cls, or -1."""
+    for base in cls.__mro__:
+        descr = base.__dict__.get(attr)
+        if descr is not None:
+            return zp_member_offset(descr, <PyTypeObject *>cls)
+    return -1
+
+
+cdef StructPlan new_struct_plan(object struct_def, object cls):
+    cdef StructPlan plan = StructPlan()
+    plan.name = struct_def.name
+    plan.name_utf8 = plan.name.encode("utf-8")
+    plan.name_entry = b"\xff" + _msgpack_str(plan.name)
+    plan.cls = cls
+    plan.tp = <PyTypeObject *>cls
+    plan.size_hint = 64
+    return plan
+
+
+cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo):
+    cdef FieldPlan fp
+    cdef list by_declaration = []
+    for f in struct_def.fields:
+        if f.skip:
+            continue
+        fp = FieldPlan()
+        fp.zid = f.zid
+        fp.name = f.go_name
+        fp.attr = f.attr
+        fp.type = compile_type(f.type, structs, memo)
+        fp.zid_key = _msgpack_int_key(f.zid)
+        fp.tag = f.tag_name.encode("utf-8")
+        fp.tag_key = _msgpack_str(f.tag_name)
+        fp.offset = slot_offset(plan.cls, fp.attr)
+        fp.time_field = fp.type.kind == K_TIME
+        fp.omitempty = f.omit_empty
+        fp.deprecated = f.deprecated
+        by_declaration.append(fp)
+    plan.msgp_fields = tuple(by_declaration)
+    plan.fields = tuple(sorted(by_declaration, key=lambda item: item.zid))
+    limit = max([f.zid for f in struct_def.fields], default=-1) + 1
+    plan.by_zid = <PyObject **>PyMem_Malloc(max(limit, 1) * sizeof(PyObject *))
+    if plan.by_zid == NULL:
+        raise MemoryError()
+    plan.zid_limit = limit
+    for zid in range(limit):
+        plan.by_zid[zid] = NULL
+    for fp in plan.fields:
+        plan.by_zid[fp.zid] = <PyObject *>fp
+    plan.slots_readable = True
+    for fp in plan.fields:
+        if fp.offset < 0:
+            plan.slots_readable = False
+    plan.build, plan.post_init = _build_mode(plan)
+
+
+cdef tuple _build_mode(StructPlan plan):
+    """BUILD_SLOTS for slots dataclasses whose fields are exactly the schema's."""
+    import dataclasses
+    cls = plan.cls
+    if not plan.slots_readable or not dataclasses.is_dataclass(cls):
+        return BUILD_CALL, None
+    if cls.__new__ is not object.__new__ or (<PyTypeObject *>cls).tp_itemsize != 0:
+        return BUILD_CALL, None
+    declared = {f.name for f in dataclasses.fields(cls)}
+    if declared != {(<FieldPlan>fp).attr for fp in plan.fields}:
+        return BUILD_CALL, None
+    return BUILD_SLOTS, getattr(cls, "__post_init__", None)
+
+
+# -- zero values --------------------------------------------------------------
+
+cdef object make_zero(TypePlan t):
+    """The zero value of a type: shared when immutable, fresh otherwise."""
+    cdef Py_ssize_t i
+    cdef list items
+    if t.zero_shared:
+        return t.zero
+    if t.kind == K_SLICE:
+        return []
+    if t.kind == K_MAP:
+        return {}
+    if t.kind == K_STRUCT:
+        return make_zero_struct(t.struct_plan)
+    if t.kind == K_ARRAY:
+        items = PyList_New(t.length)
+        for i in range(t.length):
+            item = make_zero(t.elem)
+            Py_INCREF(item)
+            PyList_SET_ITEM(items, i, item)
+        return items
+    raise AssertionError(f"no zero for kind {t.kind}")
+
+
+cdef inline object field_zero(FieldPlan fp):
+    return None if fp.time_field else make_zero(fp.type)
+
+
+cdef object make_zero_struct(StructPlan sp):
+    cdef FieldPlan fp
+    if sp.build == BUILD_SLOTS:
+        obj = zp_alloc_instance(sp.tp)
+        for fp in sp.fields:
+            zp_slot_set(obj, fp.offset, field_zero(fp))
+        if sp.post_init is not None:
+            sp.post_init(obj)
+        return obj
+    kwargs = {}
+    for fp in sp.fields:
+        kwargs[fp.attr] = field_zero(fp)
+    return sp.cls(**kwargs)

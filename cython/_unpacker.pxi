@@ -1,0 +1,795 @@
+# The decoder: walks a compiled plan over a raw byte buffer. Every length read
+# from the wire is checked against the bytes remaining before it is used, and
+# every container is pre-sized only after that check.
+
+cdef struct Reader:
+    const unsigned char *buf
+    Py_ssize_t pos
+    Py_ssize_t end
+    Py_ssize_t base         # offset of buf[0] in the whole input (streams)
+    bint strict             # reject the encodings the Go reader rejects
+    bint truncated          # the input ended inside a value
+    PyObject *plans         # borrowed tuple of StructPlan: lookup by the -1 name
+    Trail trail
+
+
+cdef int reader_fail(Reader *r, Py_ssize_t at, str message) except -1:
+    raise _DecodeError(message, trail_path(&r.trail), r.base + at)
+
+
+cdef int reader_truncated(Reader *r, Py_ssize_t at, Py_ssize_t needed) except -1:
+    r.truncated = True
+    return reader_fail(r, at, f"input ends inside a value: {needed} bytes needed, {r.end - at} left")
+
+
+cdef inline int need(Reader *r, Py_ssize_t n) except -1:
+    if n > r.end - r.pos:
+        reader_truncated(r, r.pos, n)
+    return 0
+
+
+cdef int reader_type_error(Reader *r, str expected, unsigned char lead) except -1:
+    return reader_fail(r, r.pos, f"expected {expected}, found {wire_type_name(lead)}")
+
+
+cdef inline int reader_enter(Reader *r) except -1:
+    if not trail_enter(&r.trail):
+        reader_fail(r, r.pos, f"nesting deeper than max_depth={r.trail.max_depth}")
+    return 0
+
+
+cdef str wire_type_name(unsigned char b):
+    """The msgpack name of a lead byte, for messages."""
+    if b <= 0x7f:
+        return "positive fixint"
+    if b <= 0x8f:
+        return "map"
+    if b <= 0x9f:
+        return "array"
+    if b <= 0xbf:
+        return "str"
+    if b >= 0xe0:
+        return "negative fixint"
+    return _LEAD_NAMES[b - 0xc0]
+
+cdef tuple _LEAD_NAMES = (
+    "nil", "the never-used byte 0xc1", "bool", "bool", "bin8", "bin16", "bin32",
+    "ext8", "ext16", "ext32", "float32", "float64", "uint8", "uint16", "uint32", "uint64",
+    "int8", "int16", "int32", "int64", "fixext1", "fixext2", "fixext4", "fixext8",
+    "fixext16", "str8", "str16", "str32", "array16", "array32", "map16", "map32",
+)
+
+
+# -- headers ------------------------------------------------------------------
+
+cdef inline Py_ssize_t str_length(Reader *r, unsigned char b, Py_ssize_t *header) except -2:
+    """Byte length of the str starting at r.pos (checked against the input); -1: not a str."""
+    cdef Py_ssize_t n
+    if (b & 0xe0) == 0xa0:
+        n = b & 0x1f
+        header[0] = 1
+    elif b == 0xd9:
+        need(r, 2)
+        n = r.buf[r.pos + 1]
+        header[0] = 2
+    elif b == 0xda:
+        need(r, 3)
+        n = zp_load_u16(r.buf + r.pos + 1)
+        header[0] = 3
+    elif b == 0xdb:
+        need(r, 5)
+        n = zp_load_u32(r.buf + r.pos + 1)
+        header[0] = 5
+    else:
+        return -1
+    need(r, header[0] + n)
+    return n
+
+
+cdef inline Py_ssize_t bin_length(Reader *r, unsigned char b, Py_ssize_t *header) except -2:
+    """Byte length of the bin starting at r.pos (checked against the input); -1: not a bin."""
+    cdef Py_ssize_t n
+    if b == 0xc4:
+        need(r, 2)
+        n = r.buf[r.pos + 1]
+        header[0] = 2
+    elif b == 0xc5:
+        need(r, 3)
+        n = zp_load_u16(r.buf + r.pos + 1)
+        header[0] = 3
+    elif b == 0xc6:
+        need(r, 5)
+        n = zp_load_u32(r.buf + r.pos + 1)
+        header[0] = 5
+    else:
+        return -1
+    need(r, header[0] + n)
+    return n
+
+
+cdef inline Py_ssize_t ext_length(Reader *r, unsigned char b, Py_ssize_t *header) except -2:
+    """Data length of the ext starting at r.pos (its type byte is at r.pos + header - 1); -1: not an ext."""
+    cdef Py_ssize_t n
+    if 0xd4 <= b <= 0xd8:
+        n = 1 << (b - 0xd4)
+        header[0] = 2
+    elif b == 0xc7:
+        need(r, 3)
+        n = r.buf[r.pos + 1]
+        header[0] = 3
+    elif b == 0xc8:
+        need(r, 4)
+        n = zp_load_u16(r.buf + r.pos + 1)
+        header[0] = 4
+    elif b == 0xc9:
+        need(r, 6)
+        n = zp_load_u32(r.buf + r.pos + 1)
+        header[0] = 6
+    else:
+        return -1
+    need(r, header[0] + n)
+    return n
+
+
+cdef inline Py_ssize_t map_count(Reader *r, unsigned char b) except -2:
+    """Entry count of the map at r.pos, header consumed; -1 (nothing consumed): not a map."""
+    cdef Py_ssize_t n
+    if (b & 0xf0) == 0x80:
+        n = b & 0x0f
+        r.pos += 1
+    elif b == 0xde:
+        need(r, 3)
+        n = zp_load_u16(r.buf + r.pos + 1)
+        r.pos += 3
+    elif b == 0xdf:
+        need(r, 5)
+        n = zp_load_u32(r.buf + r.pos + 1)
+        r.pos += 5
+    else:
+        return -1
+    if n > (r.end - r.pos) >> 1:    # every entry takes two bytes at least
+        reader_truncated(r, r.pos, 2 * n)
+    return n
+
+
+cdef inline Py_ssize_t array_count(Reader *r, unsigned char b) except -2:
+    """Element count of the array at r.pos, header consumed; -1 (nothing consumed): not an array."""
+    cdef Py_ssize_t n
+    if (b & 0xf0) == 0x90:
+        n = b & 0x0f
+        r.pos += 1
+    elif b == 0xdc:
+        need(r, 3)
+        n = zp_load_u16(r.buf + r.pos + 1)
+        r.pos += 3
+    elif b == 0xdd:
+        need(r, 5)
+        n = zp_load_u32(r.buf + r.pos + 1)
+        r.pos += 5
+    else:
+        return -1
+    if n > r.end - r.pos:           # every element takes a byte at least
+        reader_truncated(r, r.pos, n)
+    return n
+
+
+# -- integers -----------------------------------------------------------------
+
+cdef enum:
+    INT_NONE = 0        # not an integer
+    INT_SIGNED = 1      # value in *sv, from the int family or a fixint
+    INT_UNSIGNED = 2    # value in *uv, from the uint family
+
+
+cdef inline int read_wire_int(Reader *r, unsigned char b, int64_t *sv, uint64_t *uv) except -1:
+    """Read any msgpack integer at r.pos; returns INT_SIGNED / INT_UNSIGNED, or INT_NONE untouched."""
+    if b <= 0x7f:
+        sv[0] = b
+        r.pos += 1
+        return INT_SIGNED
+    if b >= 0xe0:
+        sv[0] = <int8_t>b
+        r.pos += 1
+        return INT_SIGNED
+    if 0xcc <= b <= 0xcf:
+        need(r, 1 + (1 << (b - 0xcc)))
+        if b == 0xcc:
+            uv[0] = r.buf[r.pos + 1]
+        elif b == 0xcd:
+            uv[0] = zp_load_u16(r.buf + r.pos + 1)
+        elif b == 0xce:
+            uv[0] = zp_load_u32(r.buf + r.pos + 1)
+        else:
+            uv[0] = zp_load_u64(r.buf + r.pos + 1)
+        r.pos += 1 + (1 << (b - 0xcc))
+        return INT_UNSIGNED
+    if 0xd0 <= b <= 0xd3:
+        need(r, 1 + (1 << (b - 0xd0)))
+        if b == 0xd0:
+            sv[0] = <int8_t>r.buf[r.pos + 1]
+        elif b == 0xd1:
+            sv[0] = <int16_t>zp_load_u16(r.buf + r.pos + 1)
+        elif b == 0xd2:
+            sv[0] = <int32_t>zp_load_u32(r.buf + r.pos + 1)
+        else:
+            sv[0] = zp_load_i64(r.buf + r.pos + 1)
+        r.pos += 1 + (1 << (b - 0xd0))
+        return INT_SIGNED
+    return INT_NONE
+
+
+cdef object read_integer(Reader *r, TypePlan t, unsigned char b):
+    cdef int64_t sv = 0
+    cdef uint64_t uv = 0
+    cdef Py_ssize_t start = r.pos
+    cdef int family
+    if b <= 0x7f:                   # fits every integer kind
+        r.pos += 1
+        return PyLong_FromLongLong(b)
+    family = read_wire_int(r, b, &sv, &uv)
+    if family == INT_NONE:
+        reader_type_error(r, t.go, b)
+    if r.strict:
+        # Go's reader: signed kinds take the int family (and fixints) only,
+        # unsigned kinds the uint family and positive fixints only.
+        if t.is_signed and family == INT_UNSIGNED or not t.is_signed and family == INT_SIGNED:
+            r.pos = start
+            reader_fail(r, start, f"expected {t.go}, found {wire_type_name(b)} (strict: wrong integer family)")
+    if family == INT_UNSIGNED:
+        if t.is_signed and uv > <uint64_t>t.imax or not t.is_signed and uv > t.umax:
+            r.pos = start
+            reader_fail(r, start, f"{uv} overflows {t.go}")
+        return PyLong_FromUnsignedLongLong(uv)
+    if t.is_signed and (sv < t.imin or sv > t.imax) or not t.is_signed and (sv < 0 or <uint64_t>sv > t.umax):
+        r.pos = start
+        reader_fail(r, start, f"{sv} overflows {t.go}")
+    return PyLong_FromLongLong(sv)
+
+
+# -- floats, complex, bool ------------------------------------------------------
+
+cdef object read_float(Reader *r, TypePlan t, unsigned char b):
+    cdef double d = 0.0
+    cdef int64_t sv = 0
+    cdef uint64_t uv = 0
+    cdef Py_ssize_t start = r.pos
+    cdef int family
+    if b == 0xcb:
+        need(r, 9)
+        d = zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1))
+        if t.kind == K_F32:
+            if r.strict:
+                reader_fail(r, start, "expected float32, found float64 (strict)")
+            if not zp_double_fits_f32(d):
+                reader_fail(r, start, f"float64 {d!r} is not exactly a float32")
+        r.pos += 9
+        return PyFloat_FromDouble(d)
+    if b == 0xca:                   # float64 fields take float32 too, as in Go
+        need(r, 5)
+        d = zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos + 1))
+        r.pos += 5
+        return PyFloat_FromDouble(d)
+    if not r.strict:
+        family = read_wire_int(r, b, &sv, &uv)
+        if family == INT_SIGNED and zp_i64_fits_double(sv):
+            d = <double>sv
+        elif family == INT_UNSIGNED and zp_u64_fits_double(uv):
+            d = <double>uv
+        elif family != INT_NONE:
+            r.pos = start
+            reader_fail(r, start, f"integer is not exactly a {t.go}")
+        else:
+            reader_type_error(r, t.go, b)
+        if t.kind == K_F32 and not zp_double_fits_f32(d):
+            r.pos = start
+            reader_fail(r, start, f"integer is not exactly a {t.go}")
+        return PyFloat_FromDouble(d)
+    return reader_type_error(r, t.go, b)
+
+
+cdef object read_complex(Reader *r, TypePlan t, unsigned char b):
+    cdef double re, im
+    cdef Py_ssize_t start = r.pos
+    if b == 0xd7:
+        need(r, 10)
+        if <int8_t>r.buf[r.pos + 1] == 3:
+            re = zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos + 2))
+            im = zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos + 6))
+            if t.kind == K_C128 and r.strict:
+                reader_fail(r, start, "expected complex128 (ext 4), found complex64 (strict)")
+            r.pos += 10
+            return PyComplex_FromDoubles(re, im)
+    elif b == 0xd8:
+        need(r, 18)
+        if <int8_t>r.buf[r.pos + 1] == 4:
+            re = zp_double_from_bits(zp_load_u64(r.buf + r.pos + 2))
+            im = zp_double_from_bits(zp_load_u64(r.buf + r.pos + 10))
+            if t.kind == K_C64:
+                if r.strict:
+                    reader_fail(r, start, "expected complex64 (ext 3), found complex128 (strict)")
+                if not (zp_double_fits_f32(re) and zp_double_fits_f32(im)):
+                    reader_fail(r, start, "complex128 value is not exactly a complex64")
+            r.pos += 18
+            return PyComplex_FromDoubles(re, im)
+    return reader_fail(r, start, f"expected {t.go} (ext {3 if t.kind == K_C64 else 4}), found {wire_type_name(b)}")
+
+
+cdef inline object read_bool(Reader *r, TypePlan t, unsigned char b):
+    if b == 0xc3:
+        r.pos += 1
+        return True
+    if b == 0xc2:
+        r.pos += 1
+        return False
+    return reader_type_error(r, t.go, b)
+
+
+# -- strings and bytes ----------------------------------------------------------
+
+cdef object read_str(Reader *r, TypePlan t, unsigned char b):
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n = str_length(r, b, &header)
+    if n < 0:
+        n = -1 if r.strict else bin_length(r, b, &header)
+        if n < 0:
+            reader_type_error(r, t.go, b)
+    value = PyUnicode_DecodeUTF8(<const char *>r.buf + r.pos + header, n, NULL)
+    r.pos += header + n
+    return value
+
+
+cdef object read_bin(Reader *r, TypePlan t, unsigned char b):
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n = bin_length(r, b, &header)
+    if n < 0:
+        n = -1 if r.strict else str_length(r, b, &header)
+        if n < 0:
+            reader_type_error(r, t.go, b)
+    if t.kind == K_BYTEARRAY and n != t.length:
+        reader_fail(r, r.pos, f"expected {t.go} ({t.length} bytes), found {n} bytes")
+    value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+    r.pos += header + n
+    return value
+
+
+# -- time -----------------------------------------------------------------------
+
+cdef object read_time(Reader *r, bint field_level):
+    """time.Time: ext 5 (seconds, nanoseconds); the msgpack spec's ext -1 too, unless strict.
+
+    ``field_level``: a struct's own time field, where Go's zero instant is None.
+    """
+    cdef unsigned char b
+    cdef Py_ssize_t start = r.pos
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n
+    cdef int8_t code
+    cdef int64_t seconds
+    cdef int64_t nanos
+    cdef uint64_t packed
+    need(r, 1)
+    b = r.buf[r.pos]
+    if b == 0xc0:
+        r.pos += 1
+        return None if field_level else _GO_ZERO_TIME
+    n = ext_length(r, b, &header)
+    if n < 0:
+        return reader_fail(r, start, f"expected time.Time (ext 5), found {wire_type_name(b)}")
+    code = <int8_t>r.buf[r.pos + header - 1]
+    cdef const unsigned char *data = r.buf + r.pos + header
+    if code == 5 and n == 12:
+        seconds = zp_load_i64(data)
+        nanos = zp_load_u32(data + 8)
+        if nanos >= 1000000000:     # Go's time.Unix normalizes; so do we
+            if seconds > INT64_MAX - nanos // 1000000000:
+                reader_fail(r, start, "time seconds overflow")
+            seconds += nanos // 1000000000
+            nanos %= 1000000000
+    elif code == -1 and not r.strict and n in (4, 8, 12):
+        if n == 4:
+            seconds = zp_load_u32(data)
+            nanos = 0
+        elif n == 8:
+            packed = zp_load_u64(data)
+            nanos = <int64_t>(packed >> 34)
+            seconds = <int64_t>(packed & 0x3ffffffff)
+        else:
+            nanos = zp_load_u32(data)
+            seconds = zp_load_i64(data + 4)
+        if nanos > 999999999:
+            reader_fail(r, start, f"timestamp nanoseconds {nanos} above 999999999")
+    else:
+        return reader_fail(r, start, f"expected time.Time (ext 5), found ext {code} of {n} bytes")
+    r.pos += header + n
+    return make_time(r, start, seconds, nanos, field_level)
+
+
+cdef object make_time(Reader *r, Py_ssize_t start, int64_t seconds, int64_t nanos, bint field_level):
+    cdef int year, month, day
+    cdef int64_t days, second_of_day
+    if field_level and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+        return None
+    if seconds < ZP_MIN_SECONDS or seconds > ZP_MAX_SECONDS:
+        reader_fail(r, start, f"time {seconds}s from the Unix epoch is outside the years 1-9999 a datetime holds")
+    days = zp_floor_div(seconds, 86400)
+    second_of_day = seconds - days * 86400
+    zp_civil_from_days(days, &year, &month, &day)
+    if nanos % 1000 == 0:
+        return datetime_new(year, month, day, second_of_day // 3600, (second_of_day // 60) % 60,
+                            second_of_day % 60, nanos // 1000, _UTC)
+    return _Timestamp(year, month, day, second_of_day // 3600, (second_of_day // 60) % 60,
+                      second_of_day % 60, nanos // 1000, _UTC, nanosecond=nanos % 1000)
+
+
+# -- ext ------------------------------------------------------------------------
+
+cdef object read_ext(Reader *r, TypePlan t, unsigned char b):
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n = ext_length(r, b, &header)
+    if n < 0:
+        reader_type_error(r, t.go, b)
+    code = <int8_t>r.buf[r.pos + header - 1]
+    data = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+    r.pos += header + n
+    return _Ext(code, data)
+
+
+# -- containers -----------------------------------------------------------------
+
+cdef object read_list(Reader *r, TypePlan t, unsigned char b):
+    cdef Py_ssize_t n = array_count(r, b)
+    cdef Py_ssize_t i
+    cdef TypePlan elem = t.elem
+    if n < 0:
+        reader_type_error(r, t.go, b)
+    if t.kind == K_ARRAY and n != t.length:
+        reader_fail(r, r.pos, f"expected {t.go} ({t.length} elements), found an array of {n}")
+    result = PyList_New(n)
+    reader_enter(r)
+    for i in range(n):
+        trail_index(&r.trail, i)
+        item = read_value(r, elem)
+        Py_INCREF(item)
+        PyList_SET_ITEM(result, i, item)
+    trail_leave(&r.trail)
+    return result
+
+
+cdef object read_map(Reader *r, TypePlan t, unsigned char b):
+    cdef Py_ssize_t n = map_count(r, b)
+    cdef Py_ssize_t i
+    if n < 0:
+        reader_type_error(r, t.go, b)
+    result = {}
+    reader_enter(r)
+    for i in range(n):
+        trail_key_reading(&r.trail)
+        key = read_value(r, t.key)
+        trail_key(&r.trail, key)
+        PyDict_SetItem(result, key, read_value(r, t.elem))
+    trail_map_done(&r.trail)
+    return result
+
+
+# -- structs ----------------------------------------------------------------------
+
+cdef int check_struct_name(Reader *r, StructPlan sp) except -1:
+    """At the value of a -1 key: it must name the struct being read."""
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n
+    need(r, 1)
+    n = str_length(r, r.buf[r.pos], &header)
+    if n < 0:
+        reader_fail(r, r.pos, f"struct name (key -1) must be a str, found {wire_type_name(r.buf[r.pos])}")
+    if n != len(sp.name_utf8) or memcmp(r.buf + r.pos + header, <const char *>sp.name_utf8, n) != 0:
+        name = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+        reader_fail(r, r.pos, f"struct name {name.decode('utf-8', 'replace')!r} on the wire, expected {sp.name!r}")
+    r.pos += header + n
+    return 0
+
+
+cdef FieldPlan field_by_tag(StructPlan sp, const unsigned char *text, Py_ssize_t n, Py_ssize_t hint):
+    """The field whose FieldTagName is text (msgp mode keys); None when unknown."""
+    cdef FieldPlan fp
+    cdef Py_ssize_t i, count = len(sp.msgp_fields)
+    for i in range(count):
+        fp = <FieldPlan>PyTuple_GET_ITEM(sp.msgp_fields, (hint + i) % count)
+        if len(fp.tag) == n and memcmp(<const char *>fp.tag, text, n) == 0:
+            return fp
+    return None
+
+
+cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
+    cdef Py_ssize_t n = map_count(r, b)
+    cdef Py_ssize_t i, header = 0, klen
+    cdef int64_t zid = 0
+    cdef uint64_t uzid = 0
+    cdef int family
+    cdef FieldPlan fp
+    cdef unsigned char k
+    cdef bint slots = sp.build == BUILD_SLOTS
+    if n < 0:
+        reader_fail(r, r.pos, f"expected struct {sp.name} (a map), found {wire_type_name(b)}")
+    reader_enter(r)
+    if slots:
+        obj = zp_alloc_instance(sp.tp)
+    else:
+        obj = {}
+    for i in range(n):
+        k = r.buf[r.pos]
+        fp = None
+        if k <= 0x7f:                       # the common case: a fixint zid
+            r.pos += 1
+            if k < sp.zid_limit and sp.by_zid[k] != NULL:
+                fp = <FieldPlan>sp.by_zid[k]
+            zid = k
+        elif k == 0xff:
+            r.pos += 1
+            check_struct_name(r, sp)
+            continue
+        else:
+            klen = str_length(r, k, &header)
+            if klen >= 0:                   # msgp mode: the key is the FieldTagName
+                fp = field_by_tag(sp, r.buf + r.pos + header, klen, i)
+                r.pos += header + klen
+                zid = -2
+            else:
+                family = read_wire_int(r, k, &zid, &uzid)
+                if family == INT_NONE:
+                    reader_fail(r, r.pos, f"struct key must be a zid (int) or a field name (str), found {wire_type_name(k)}")
+                if family == INT_UNSIGNED:
+                    zid = -2 if uzid > 0x7fffffff else <int64_t>uzid
+                if zid == -1:
+                    check_struct_name(r, sp)
+                    continue
+                if 0 <= zid < sp.zid_limit and sp.by_zid[zid] != NULL:
+                    fp = <FieldPlan>sp.by_zid[zid]
+        if fp is None:                      # unknown zid (newer schema), Skip field or tag
+            trail_zid(&r.trail, zid)
+            skip_value(r)
+            continue
+        trail_field(&r.trail, fp)
+        value = read_time(r, True) if fp.time_field else read_value(r, fp.type)
+        if slots:
+            zp_slot_set(obj, fp.offset, value)
+        else:
+            obj[fp.attr] = value
+    trail_leave(&r.trail)
+    return finish_struct(sp, obj)
+
+
+cdef object finish_struct(StructPlan sp, object partial):
+    """Give absent fields their zero value; build the instance."""
+    cdef FieldPlan fp
+    if sp.build == BUILD_SLOTS:
+        for fp in sp.fields:
+            if zp_slot_get(partial, fp.offset) == NULL:
+                zp_slot_set(partial, fp.offset, field_zero(fp))
+        if sp.post_init is not None:
+            sp.post_init(partial)
+        return partial
+    for fp in sp.fields:
+        if fp.attr not in partial:
+            partial[fp.attr] = field_zero(fp)
+    return sp.cls(**partial)
+
+
+cdef StructPlan find_plan(tuple plans, const unsigned char *name, Py_ssize_t n):
+    """The struct plan called name (UTF-8 bytes), or None."""
+    cdef StructPlan sp
+    for item in plans:
+        sp = <StructPlan>item
+        if len(sp.name_utf8) == n and memcmp(<const char *>sp.name_utf8, name, n) == 0:
+            return sp
+    return None
+
+
+cdef StructPlan peek_struct_plan(Reader *r):
+    """The plan named by the -1 entry of the map at r.pos (nothing consumed); None if absent or unknown."""
+    cdef Py_ssize_t save = r.pos
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n
+    cdef StructPlan sp = None
+    n = map_count(r, r.buf[r.pos])
+    if n > 0 and r.buf[r.pos] == 0xff:
+        r.pos += 1
+        need(r, 1)
+        n = str_length(r, r.buf[r.pos], &header)
+        if n >= 0:
+            sp = find_plan(<tuple>r.plans, r.buf + r.pos + header, n)
+    r.pos = save
+    return sp
+
+
+cdef object read_iface(Reader *r, TypePlan t, unsigned char b):
+    """An interface-typed field: the concrete struct is named by the -1 entry."""
+    cdef StructPlan sp
+    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+        reader_type_error(r, t.go, b)
+    sp = peek_struct_plan(r)
+    if sp is None:
+        reader_fail(r, r.pos, f"a {t.go} value must name a struct of the schema (key -1)")
+    return read_struct(r, sp, b)
+
+
+# -- interface{}: dynamic values ------------------------------------------------
+
+cdef object read_any(Reader *r):
+    cdef unsigned char b
+    cdef Py_ssize_t n, i, header = 0
+    cdef int64_t sv = 0
+    cdef uint64_t uv = 0
+    cdef int family
+    cdef StructPlan sp
+    if r.pos >= r.end:
+        reader_truncated(r, r.pos, 1)
+    b = r.buf[r.pos]
+    family = read_wire_int(r, b, &sv, &uv)
+    if family == INT_SIGNED:
+        return PyLong_FromLongLong(sv)
+    if family == INT_UNSIGNED:
+        return PyLong_FromUnsignedLongLong(uv)
+    if b == 0xc0:
+        r.pos += 1
+        return None
+    if b == 0xc2 or b == 0xc3:
+        r.pos += 1
+        return b == 0xc3
+    if b == 0xcb:
+        need(r, 9)
+        r.pos += 9
+        return PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos - 8)))
+    if b == 0xca:
+        need(r, 5)
+        r.pos += 5
+        return PyFloat_FromDouble(zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos - 4)))
+    n = str_length(r, b, &header)
+    if n >= 0:
+        value = PyUnicode_DecodeUTF8(<const char *>r.buf + r.pos + header, n, NULL)
+        r.pos += header + n
+        return value
+    n = bin_length(r, b, &header)
+    if n >= 0:
+        value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+        r.pos += header + n
+        return value
+    if (b & 0xf0) == 0x90 or b == 0xdc or b == 0xdd:
+        n = array_count(r, b)
+        result = PyList_New(n)
+        reader_enter(r)
+        for i in range(n):
+            trail_index(&r.trail, i)
+            item = read_any(r)
+            Py_INCREF(item)
+            PyList_SET_ITEM(result, i, item)
+        trail_leave(&r.trail)
+        return result
+    if (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
+        sp = peek_struct_plan(r)
+        if sp is not None:              # a struct of the schema, named on the wire
+            return read_struct(r, sp, b)
+        n = map_count(r, b)
+        result = {}
+        reader_enter(r)
+        for i in range(n):
+            trail_key_reading(&r.trail)
+            key = read_any(r)
+            trail_key(&r.trail, key)
+            PyDict_SetItem(result, key, read_any(r))
+        trail_map_done(&r.trail)
+        return result
+    n = ext_length(r, b, &header)
+    if n >= 0:
+        return read_any_ext(r, header, n)
+    return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
+
+
+cdef object read_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n):
+    """An ext inside interface{}: time (5, and the spec's -1), complex (3, 4), else Ext."""
+    cdef int8_t code = <int8_t>r.buf[r.pos + header - 1]
+    cdef const unsigned char *data = r.buf + r.pos + header
+    if (code == 5 and n == 12) or (code == -1 and n in (4, 8, 12)):
+        return read_time(r, False)
+    if code == 3 and n == 8:
+        r.pos += header + n
+        return PyComplex_FromDoubles(zp_double_from_f32_bits(zp_load_u32(data)),
+                                     zp_double_from_f32_bits(zp_load_u32(data + 4)))
+    if code == 4 and n == 16:
+        r.pos += header + n
+        return PyComplex_FromDoubles(zp_double_from_bits(zp_load_u64(data)),
+                                     zp_double_from_bits(zp_load_u64(data + 8)))
+    value = PyBytes_FromStringAndSize(<const char *>data, n)
+    r.pos += header + n
+    return _Ext(code, value)
+
+
+# -- skipping ---------------------------------------------------------------------
+
+cdef int skip_value(Reader *r) except -1:
+    """Step over one value of any type (unknown fields), bounded by max_depth."""
+    cdef unsigned char b
+    cdef Py_ssize_t n, i, header = 0
+    if r.pos >= r.end:
+        reader_truncated(r, r.pos, 1)
+    b = r.buf[r.pos]
+    if b <= 0x7f or b >= 0xe0 or b == 0xc0 or b == 0xc2 or b == 0xc3:
+        r.pos += 1
+        return 0
+    if 0xca <= b <= 0xd3:               # float32/64, uint8-64, int8-64
+        n = 1 + (_FIXED_SIZES[b - 0xca])
+        need(r, n)
+        r.pos += n
+        return 0
+    n = str_length(r, b, &header)
+    if n < 0:
+        n = bin_length(r, b, &header)
+    if n < 0:
+        n = ext_length(r, b, &header)
+    if n >= 0:
+        r.pos += header + n
+        return 0
+    n = array_count(r, b)
+    if n >= 0:
+        reader_enter(r)
+        for i in range(n):
+            trail_index(&r.trail, i)
+            skip_value(r)
+        trail_leave(&r.trail)
+        return 0
+    n = map_count(r, b)
+    if n >= 0:
+        reader_enter(r)
+        for i in range(2 * n):
+            trail_index(&r.trail, i // 2)
+            skip_value(r)
+        trail_leave(&r.trail)
+        return 0
+    return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
+
+# Payload sizes of the fixed-size lead bytes 0xca..0xd3.
+cdef Py_ssize_t _FIXED_SIZES[10]
+_FIXED_SIZES[:] = [4, 8, 1, 2, 4, 8, 1, 2, 4, 8]
+
+
+# -- values -----------------------------------------------------------------------
+
+cdef object read_value(Reader *r, TypePlan t):
+    cdef unsigned char b
+    cdef int kind = t.kind
+    if r.pos >= r.end:
+        reader_truncated(r, r.pos, 1)
+    b = r.buf[r.pos]
+    if b == 0xc0:                       # nil reads as the zero value
+        r.pos += 1
+        return make_zero(t)
+    if kind == K_STRING:
+        return read_str(r, t, b)
+    if kind == K_INT or kind == K_INT8 or kind == K_INT16 or kind == K_INT32 or kind == K_INT64:
+        return read_integer(r, t, b)
+    if kind == K_UINT or kind == K_UINT8 or kind == K_UINT16 or kind == K_UINT32 or kind == K_UINT64 or kind == K_BYTE:
+        return read_integer(r, t, b)
+    if kind == K_F64 or kind == K_F32:
+        return read_float(r, t, b)
+    if kind == K_BOOL:
+        return read_bool(r, t, b)
+    if kind == K_STRUCT:
+        return read_struct(r, t.struct_plan, b)
+    if kind == K_SLICE or kind == K_ARRAY:
+        return read_list(r, t, b)
+    if kind == K_MAP:
+        return read_map(r, t, b)
+    if kind == K_POINTER:
+        return read_value(r, t.elem)
+    if kind == K_BYTES or kind == K_BYTEARRAY:
+        return read_bin(r, t, b)
+    if kind == K_TIME:
+        return read_time(r, False)
+    if kind == K_INTF:
+        return read_any(r)
+    if kind == K_IFACE:
+        return read_iface(r, t, b)
+    if kind == K_C64 or kind == K_C128:
+        return read_complex(r, t, b)
+    if kind == K_EXT:
+        return read_ext(r, t, b)
+    raise AssertionError(f"unknown plan kind {kind}")

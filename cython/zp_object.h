@@ -1,0 +1,49 @@
+/* Direct access to the member slots of __slots__ classes (dataclass(slots=True)).
+ * The offsets come from the class's own member descriptors, read once when a
+ * schema is compiled; instances come from tp_alloc, as object.__new__ would. */
+#ifndef ZP_OBJECT_H
+#define ZP_OBJECT_H
+
+#include <Python.h>
+#include <structmember.h>
+
+#ifndef T_OBJECT_EX
+#define T_OBJECT_EX Py_T_OBJECT_EX
+#endif
+
+/* The slot offset a member descriptor describes, or -1 when it is not an
+ * object slot (T_OBJECT_EX) of the given type. */
+static inline Py_ssize_t zp_member_offset(PyObject *descr, PyTypeObject *owner) {
+    if (Py_TYPE(descr) != &PyMemberDescr_Type)
+        return -1;
+    PyMemberDescrObject *m = (PyMemberDescrObject *)descr;
+    if (!PyType_IsSubtype(owner, m->d_common.d_type))
+        return -1;
+    if (m->d_member->type != T_OBJECT_EX || (m->d_member->flags & READONLY))
+        return -1;
+    return m->d_member->offset;
+}
+
+static inline PyObject *zp_alloc_instance(PyTypeObject *tp) {
+    return tp->tp_alloc(tp, 0);
+}
+
+static inline PyObject **zp_slot(PyObject *obj, Py_ssize_t offset) {
+    return (PyObject **)((char *)obj + offset);
+}
+
+/* Store value (a new reference is taken) in the slot, releasing what was there. */
+static inline void zp_slot_set(PyObject *obj, Py_ssize_t offset, PyObject *value) {
+    PyObject **slot = zp_slot(obj, offset);
+    PyObject *old = *slot;
+    Py_INCREF(value);
+    *slot = value;
+    Py_XDECREF(old);
+}
+
+/* A borrowed reference to the slot's value, or NULL when it is unset. */
+static inline PyObject *zp_slot_get(PyObject *obj, Py_ssize_t offset) {
+    return *zp_slot(obj, offset);
+}
+
+#endif

@@ -1,0 +1,117 @@
+/* Wire primitives: big-endian loads and stores, float bit patterns.
+ * Nothing here touches a Python object. */
+#ifndef ZP_WIRE_H
+#define ZP_WIRE_H
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline uint16_t zp_load_u16(const unsigned char *p) {
+    return (uint16_t)(((uint16_t)p[0] << 8) | p[1]);
+}
+
+static inline uint32_t zp_load_u32(const unsigned char *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+static inline uint64_t zp_load_u64(const unsigned char *p) {
+    return ((uint64_t)zp_load_u32(p) << 32) | (uint64_t)zp_load_u32(p + 4);
+}
+
+static inline int64_t zp_load_i64(const unsigned char *p) {
+    uint64_t u = zp_load_u64(p);
+    int64_t v;
+    memcpy(&v, &u, 8);
+    return v;
+}
+
+static inline void zp_store_u16(unsigned char *p, uint16_t v) {
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+
+static inline void zp_store_u32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v >> 24);
+    p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8);
+    p[3] = (unsigned char)v;
+}
+
+static inline void zp_store_u64(unsigned char *p, uint64_t v) {
+    zp_store_u32(p, (uint32_t)(v >> 32));
+    zp_store_u32(p + 4, (uint32_t)v);
+}
+
+static inline double zp_double_from_bits(uint64_t bits) {
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static inline uint64_t zp_double_bits(double d) {
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    return bits;
+}
+
+/* float32 bits -> double. NaNs are converted bit by bit so that their payload
+ * (signalling bit included) survives; a hardware conversion would quieten them. */
+static inline double zp_double_from_f32_bits(uint32_t bits) {
+    if ((bits & 0x7f800000u) == 0x7f800000u && (bits & 0x007fffffu) != 0) {
+        uint64_t d = ((uint64_t)(bits & 0x80000000u) << 32) | 0x7ff0000000000000ull
+                     | ((uint64_t)(bits & 0x007fffffu) << 29);
+        return zp_double_from_bits(d);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return (double)f;
+}
+
+/* Smallest double that rounds to +inf as a float32 (FLT_MAX + half an ulp). */
+#define ZP_F32_OVERFLOW 3.4028235677973366e38
+
+/* double -> float32 bits, rounding to nearest. Returns -1 when a finite value
+ * overflows float32 (the conversion itself would be undefined in C). NaN
+ * payloads map back bit by bit (the inverse of zp_double_from_f32_bits). */
+static inline int zp_f32_bits_from_double(double d, uint32_t *out) {
+    if (isnan(d)) {
+        uint64_t b = zp_double_bits(d);
+        uint32_t payload = (uint32_t)((b >> 29) & 0x007fffffu);
+        if (payload == 0)
+            payload = 0x00400000u; /* keep it a NaN: set the quiet bit */
+        *out = (uint32_t)((b >> 32) & 0x80000000u) | 0x7f800000u | payload;
+        return 0;
+    }
+    if (isfinite(d) && fabs(d) >= ZP_F32_OVERFLOW)
+        return -1;
+    float f = (float)d;
+    memcpy(out, &f, 4);
+    return 0;
+}
+
+/* Whether d converts to float32 and back unchanged (NaN payloads included). */
+static inline int zp_double_fits_f32(double d) {
+    uint32_t bits;
+    if (zp_f32_bits_from_double(d, &bits) < 0)
+        return 0;
+    return zp_double_bits(zp_double_from_f32_bits(bits)) == zp_double_bits(d);
+}
+
+/* Whether the int64 / uint64 value is exactly a double. */
+static inline int zp_i64_fits_double(int64_t v) {
+    double d = (double)v;
+    if (d >= 9223372036854775808.0 || d < -9223372036854775808.0)
+        return 0;
+    return (int64_t)d == v;
+}
+
+static inline int zp_u64_fits_double(uint64_t v) {
+    double d = (double)v;
+    if (d >= 18446744073709551616.0)
+        return 0;
+    return (uint64_t)d == v;
+}
+
+#endif

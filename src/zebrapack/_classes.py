@@ -1,0 +1,151 @@
+"""Building the dataclasses of a schema at run time (``schema.types``).
+
+One ``@dataclass(slots=True)`` per struct: attributes are the Go field names
+in zid order (Skip fields have none), annotations and defaults follow the
+mapping table of tests/vectors/README.md. ``zero_value`` gives the zero of
+any type; the decoder uses the same rule for absent fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any, Optional
+
+from ._ext import Ext
+from ._model import Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
+
+#: Go's zero time.Time where a time sits inside a container.
+GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
+
+_IMMUTABLE_ZEROS: dict[Kind, object] = {
+    Kind.BYTES: b"", Kind.STRING: "", Kind.FLOAT32: 0.0, Kind.FLOAT64: 0.0,
+    Kind.COMPLEX64: 0j, Kind.COMPLEX128: 0j, Kind.BOOL: False, Kind.TIME: GO_ZERO_TIME,
+    Kind.INTF: None, Kind.EXT: None, Kind.IDENT_IFACE: None, Kind.POINTER: None,
+}
+
+_SCALAR_ANNOTATIONS: dict[Kind, Any] = {
+    Kind.BYTES: bytes, Kind.STRING: str, Kind.FLOAT32: float, Kind.FLOAT64: float,
+    Kind.COMPLEX64: complex, Kind.COMPLEX128: complex, Kind.BOOL: bool, Kind.TIME: datetime,
+    Kind.INTF: Any, Kind.IDENT_IFACE: Any, Kind.EXT: Optional[Ext],
+}
+
+
+def zero_factory(type_ref: TypeRef, classes: Mapping[str, type]) -> tuple[bool, Any]:
+    """(True, value) when the zero is immutable, else (False, a callable making one)."""
+    kind = type_ref.kind
+    if kind in _IMMUTABLE_ZEROS:
+        return True, _IMMUTABLE_ZEROS[kind]
+    if kind in (Kind.UINT, Kind.UINT8, Kind.UINT16, Kind.UINT32, Kind.UINT64, Kind.BYTE,
+                Kind.INT, Kind.INT8, Kind.INT16, Kind.INT32, Kind.INT64):
+        return True, 0
+    if kind == Kind.SLICE:
+        return False, list
+    if kind == Kind.MAP:
+        return False, dict
+    if kind == Kind.STRUCT:
+        return False, classes[type_ref.name]
+    if kind == Kind.ARRAY:
+        elem = type_ref.elem_type
+        if elem.kind in (Kind.BYTE, Kind.UINT8):
+            return True, bytes(type_ref.length)
+        return False, _ArrayZero(type_ref.length, *zero_factory(elem, classes))
+    raise AssertionError(f"no zero for {type_ref}")
+
+
+class _ArrayZero:
+    """Makes the zero of ``[N]T``: a list of N zeros of T (fresh ones if T is mutable)."""
+
+    __slots__ = ("length", "immutable", "zero")
+
+    def __init__(self, length: int, immutable: bool, zero: Any) -> None:
+        self.length = length
+        self.immutable = immutable
+        self.zero = zero
+
+    def __call__(self) -> list[Any]:
+        if self.immutable:
+            return [self.zero] * self.length
+        return [self.zero() for _ in range(self.length)]
+
+    def __repr__(self) -> str:
+        return f"<zero of a {self.length}-element array>"
+
+
+def zero_value(type_ref: TypeRef, classes: Mapping[str, type]) -> Any:
+    immutable, zero = zero_factory(type_ref, classes)
+    return zero if immutable else zero()
+
+
+def annotation(type_ref: TypeRef, classes: Mapping[str, type], field_level: bool = False) -> Any:
+    """The Python annotation of a type (``field_level``: a struct field's own type)."""
+    kind = type_ref.kind
+    if kind == Kind.TIME and field_level:
+        return Optional[datetime]
+    if kind in _SCALAR_ANNOTATIONS:
+        return _SCALAR_ANNOTATIONS[kind]
+    if kind == Kind.STRUCT:
+        return classes[type_ref.name]
+    if kind == Kind.POINTER:
+        return Optional[annotation(type_ref.elem_type, classes)]
+    if kind == Kind.SLICE:
+        return list[annotation(type_ref.elem_type, classes)]  # type: ignore[misc]
+    if kind == Kind.ARRAY:
+        if type_ref.elem_type.kind in (Kind.BYTE, Kind.UINT8):
+            return bytes
+        return list[annotation(type_ref.elem_type, classes)]  # type: ignore[misc]
+    if kind == Kind.MAP:
+        key = annotation(type_ref.key, classes) if type_ref.key is not None else Any
+        return dict[key, annotation(type_ref.elem_type, classes)]  # type: ignore[misc,valid-type]
+    return int
+
+
+def field_default(type_ref: TypeRef, classes: Mapping[str, type]) -> Any:
+    """The ``dataclasses.field`` of a struct field of this type."""
+    if type_ref.kind == Kind.TIME:
+        return dataclasses.field(default=None)
+    immutable, zero = zero_factory(type_ref, classes)
+    if immutable:
+        return dataclasses.field(default=zero)
+    return dataclasses.field(default_factory=zero)
+
+
+def _docstring(struct: StructDef, package: str) -> str:
+    lines = [f"Go struct {struct.name} of ZebraPack schema package {package!r}.", "", "Fields (zid, name, Go type):"]
+    for f in sorted(struct.fields, key=lambda item: item.zid):
+        if f.skip:
+            lines.append(f"    {f.zid} {f.go_name} (skipped{', deprecated' if f.deprecated else ''})")
+        else:
+            assert f.type is not None
+            flags = ", deprecated" if f.deprecated else ""
+            lines.append(f"    {f.zid} {f.go_name} {f.type.go}{flags}")
+    return "\n".join(lines)
+
+
+def build_dataclasses(schema: SchemaDef, module: str | None = None) -> dict[str, type]:
+    """One slots dataclass per struct of the schema, by struct name."""
+    package = schema.source_package
+    module = module or f"zebrapack.schemas.{package or 'anonymous'}"
+    classes: dict[str, type] = {}
+    # By-value dependencies first: a nested struct's default needs its class.
+    for name in value_dependency_order(schema.structs):
+        struct = schema.structs[name]
+        spec = []
+        for f in struct.wire_fields:
+            assert f.type is not None
+            spec.append((f.attr, Any, field_default(f.type, classes)))
+        cls = dataclasses.make_dataclass(
+            python_name(name), spec, slots=True, eq=True, repr=True,
+            namespace={"__doc__": _docstring(struct, package)},
+        )
+        cls.__module__ = module
+        classes[name] = cls
+    # Annotations need every class (recursive types refer to themselves).
+    for name, cls in classes.items():
+        for f in schema.structs[name].wire_fields:
+            assert f.type is not None
+            hint = annotation(f.type, classes, field_level=True)
+            cls.__annotations__[f.attr] = hint
+            cls.__dataclass_fields__[f.attr].type = hint  # type: ignore[attr-defined]
+    return {name: classes[name] for name in schema.structs}

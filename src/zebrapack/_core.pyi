@@ -1,0 +1,25 @@
+"""Type stubs of the compiled core (cython/_core.pyx)."""
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._model import SchemaDef
+
+DEFAULT_MAX_DEPTH: int
+
+class Codec:
+    """Compiled plans for every struct of a schema; decode and encode."""
+
+    @property
+    def max_depth(self) -> int: ...
+    def __init__(self, model: SchemaDef, classes: Mapping[str, type], *, max_depth: int = ...) -> None: ...
+    def decode(self, data: bytes | bytearray | memoryview, type: str | type | None = None, *,
+               strict: bool = False) -> Any: ...
+    def decode_all(self, data: bytes | bytearray | memoryview, type: str | type | None = None, *,
+                   strict: bool = False) -> list[Any]: ...
+    def _decode_at(self, data: bytes | bytearray | memoryview, start: int, type: str | type | None = None,
+                   strict: bool = False, base: int = 0, stop: int = -1,
+                   partial: bool = False) -> tuple[Any, int]: ...
+    def encode(self, obj: Any, *, structnames: bool = True, mode: str = "zebrapack") -> bytes: ...
+    def encode_into(self, obj: Any, buffer: bytearray, offset: int = 0, *, structnames: bool = True,
+                    mode: str = "zebrapack") -> None: ...

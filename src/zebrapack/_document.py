@@ -1,0 +1,80 @@
+"""The schema model written back as a ``zebra.Schema`` document (the ``.z`` shape).
+
+Struct references are written as named IDENTs (Kind 22), never as the
+reference compiler's unnamed inlined structs, so the document is unambiguous;
+any ZebraPack loader reads both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._model import GO_PRIMITIVE_NAMES, Kind, PRIMITIVE_KINDS, FieldDef, SchemaDef, TypeRef
+
+# The Ztype "Str" the reference compiler writes for each primitive kind.
+_PRIMITIVE_STR = {**{kind: name for kind, name in GO_PRIMITIVE_NAMES.items()},
+                  Kind.BYTES: "bytes", Kind.INTF: "Intf", Kind.TIME: "Time", Kind.EXT: "Ext"}
+
+
+def type_document(type_ref: TypeRef) -> dict[str, Any]:
+    kind = type_ref.kind
+    if kind in PRIMITIVE_KINDS:
+        return {"Kind": int(kind), "Str": _PRIMITIVE_STR[kind]}
+    if kind in (Kind.STRUCT, Kind.IDENT_IFACE):
+        return {"Kind": int(Kind.IDENT), "Str": type_ref.name}
+    if kind == Kind.SLICE:
+        return {"Kind": int(kind), "Str": "Slice", "Domain": type_document(type_ref.elem_type)}
+    if kind == Kind.POINTER:
+        return {"Kind": int(kind), "Str": "Pointer", "Domain": type_document(type_ref.elem_type)}
+    if kind == Kind.MAP:
+        assert type_ref.key is not None
+        return {"Kind": int(kind), "Str": "Map", "Domain": type_document(type_ref.key),
+                "Range": type_document(type_ref.elem_type)}
+    if kind == Kind.ARRAY:
+        return {"Kind": int(kind), "Str": "Array",
+                "Domain": {"Kind": type_ref.length, "Str": str(type_ref.length)},
+                "Range": type_document(type_ref.elem_type)}
+    raise AssertionError(f"cannot write type {type_ref!r}")
+
+
+def _category(type_ref: TypeRef) -> tuple[int, int]:
+    """(FieldCategory, FieldPrimitive) as the reference compiler sets them."""
+    if type_ref.kind in PRIMITIVE_KINDS:
+        return int(Kind.BASE_ELEM), int(type_ref.kind)
+    if type_ref.kind == Kind.IDENT_IFACE:
+        return int(Kind.BASE_ELEM), int(Kind.IDENT)
+    return int(type_ref.kind), 0
+
+
+def field_document(f: FieldDef) -> dict[str, Any]:
+    doc: dict[str, Any] = {"Zid": f.zid, "FieldGoName": f.go_name, "FieldTagName": f.tag_name}
+    if f.type is not None and not f.skip:
+        category, primitive = _category(f.type)
+        doc["FieldTypeStr"] = f.type_str or f.type.go
+        doc["FieldCategory"] = category
+        if primitive:
+            doc["FieldPrimitive"] = primitive
+        doc["FieldFullType"] = type_document(f.type)
+    for key, flag in (("OmitEmpty", f.omit_empty), ("Skip", f.skip),
+                      ("Deprecated", f.deprecated), ("ShowZero", f.show_zero)):
+        if flag:
+            doc[key] = True
+    return doc
+
+
+def schema_document(model: SchemaDef) -> dict[str, Any]:
+    """The model as a zebra.Schema document, zero-valued entries left out."""
+    doc: dict[str, Any] = {}
+    if model.source_path:
+        doc["SourcePath"] = model.source_path
+    if model.source_package:
+        doc["SourcePackage"] = model.source_package
+    if model.schema_id is not None:
+        doc["ZebraSchemaId"] = model.schema_id
+    doc["Structs"] = {
+        name: {"StructName": name, "Fields": [field_document(f) for f in struct.fields]}
+        for name, struct in model.structs.items()
+    }
+    if model.imports:
+        doc["Imports"] = list(model.imports)
+    return doc

@@ -1,0 +1,424 @@
+"""The schema model: what a compiled ZebraPack schema (``zebra.Schema``) says.
+
+``parse_schema`` turns the decoded ``.z`` / ``.z.json`` document into
+``SchemaDef`` and resolves the reference compiler's quirks (FORMAT.md
+section 4) so that the rest of the package sees one normalized type tree:
+
+- an unnamed inlined struct (Kind 25) gets its name from ``FieldTypeStr``;
+- an IDENT (22) naming a struct of the schema is that struct, any other
+  IDENT is an interface (as is IDENTiface, 29);
+- an array's length comes from its ``Domain``, its element from ``Range``;
+- ``[]byte`` / ``[]uint8`` are ``BYTES``; Skip fields carry no type.
+"""
+
+from __future__ import annotations
+
+import enum
+import keyword
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from ._errors import SchemaError
+from ._gotype import GoType, GoTypeSyntaxError, parse_go_type
+
+#: Largest zid accepted (Cap'n Proto's ordinal limit); zids index dense tables.
+MAX_ZID = 65535
+#: Largest fixed-array length accepted; a zero value allocates this many elements.
+MAX_ARRAY_LENGTH = 1 << 20
+
+
+class Kind(enum.IntEnum):
+    """Zkind: the type kinds of a compiled schema (numbering from zebra.go)."""
+
+    INVALID = 0
+    BYTES = 1
+    STRING = 2
+    FLOAT32 = 3
+    FLOAT64 = 4
+    COMPLEX64 = 5
+    COMPLEX128 = 6
+    UINT = 7
+    UINT8 = 8
+    UINT16 = 9
+    UINT32 = 10
+    UINT64 = 11
+    BYTE = 12
+    INT = 13
+    INT8 = 14
+    INT16 = 15
+    INT32 = 16
+    INT64 = 17
+    BOOL = 18
+    INTF = 19
+    TIME = 20
+    EXT = 21
+    IDENT = 22
+    BASE_ELEM = 23
+    MAP = 24
+    STRUCT = 25
+    SLICE = 26
+    ARRAY = 27
+    POINTER = 28
+    IDENT_IFACE = 29
+
+
+PRIMITIVE_KINDS = frozenset(Kind(k) for k in range(1, 22))
+INTEGER_KINDS = frozenset(Kind(k) for k in range(7, 18))
+UNSIGNED_KINDS = frozenset(Kind(k) for k in range(7, 13))
+BYTE_KINDS = frozenset({Kind.BYTE, Kind.UINT8})
+
+#: Go spelling of each primitive kind.
+GO_PRIMITIVE_NAMES: Mapping[Kind, str] = MappingProxyType({
+    Kind.BYTES: "[]byte", Kind.STRING: "string", Kind.FLOAT32: "float32",
+    Kind.FLOAT64: "float64", Kind.COMPLEX64: "complex64", Kind.COMPLEX128: "complex128",
+    Kind.UINT: "uint", Kind.UINT8: "uint8", Kind.UINT16: "uint16", Kind.UINT32: "uint32",
+    Kind.UINT64: "uint64", Kind.BYTE: "byte", Kind.INT: "int", Kind.INT8: "int8",
+    Kind.INT16: "int16", Kind.INT32: "int32", Kind.INT64: "int64", Kind.BOOL: "bool",
+    Kind.INTF: "interface{}", Kind.TIME: "time.Time", Kind.EXT: "msgp.Extension",
+})
+
+
+@dataclass(frozen=True)
+class TypeRef:
+    """A normalized type.
+
+    ``kind`` is a primitive kind, ``STRUCT`` (``name``), ``IDENT_IFACE`` (an
+    interface type resolved by the struct name on the wire; ``name``), ``SLICE``
+    (``elem``), ``ARRAY`` (``length``, ``elem``), ``MAP`` (``key``, ``elem``) or
+    ``POINTER`` (``elem``). Equal types compare equal whatever quirk spelled them.
+    """
+
+    kind: Kind
+    name: str = ""
+    elem: TypeRef | None = None
+    key: TypeRef | None = None
+    length: int = 0
+
+    @property
+    def go(self) -> str:
+        """The Go spelling of the type."""
+        if self.kind in PRIMITIVE_KINDS:
+            return GO_PRIMITIVE_NAMES[self.kind]
+        if self.kind in (Kind.STRUCT, Kind.IDENT_IFACE):
+            return self.name
+        if self.kind == Kind.SLICE:
+            return f"[]{self.elem_type.go}"
+        if self.kind == Kind.ARRAY:
+            return f"[{self.length}]{self.elem_type.go}"
+        if self.kind == Kind.POINTER:
+            return f"*{self.elem_type.go}"
+        if self.kind == Kind.MAP:
+            assert self.key is not None
+            return f"map[{self.key.go}]{self.elem_type.go}"
+        return self.kind.name
+
+    @property
+    def elem_type(self) -> TypeRef:
+        assert self.elem is not None, self
+        return self.elem
+
+    def __str__(self) -> str:
+        return self.go
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    """One field of a struct. ``type`` is None exactly for Skip fields."""
+
+    zid: int
+    go_name: str
+    tag_name: str
+    type: TypeRef | None
+    type_str: str = ""
+    omit_empty: bool = False
+    skip: bool = False
+    deprecated: bool = False
+    show_zero: bool = False
+
+    @property
+    def attr(self) -> str:
+        """The Python attribute name: the Go name, with ``_`` appended to a Python keyword."""
+        return python_name(self.go_name)
+
+
+@dataclass(frozen=True)
+class StructDef:
+    """A struct: its fields in declaration order (Skip fields included)."""
+
+    name: str
+    fields: tuple[FieldDef, ...]
+
+    @property
+    def wire_fields(self) -> tuple[FieldDef, ...]:
+        """The fields that are read and written (not Skip), in zid order."""
+        return tuple(sorted((f for f in self.fields if not f.skip), key=lambda f: f.zid))
+
+    def field_by_zid(self, zid: int) -> FieldDef | None:
+        for candidate in self.fields:
+            if candidate.zid == zid:
+                return candidate
+        return None
+
+
+@dataclass(frozen=True)
+class SchemaDef:
+    """A whole compiled schema."""
+
+    source_package: str
+    structs: Mapping[str, StructDef]
+    source_path: str = ""
+    schema_id: int | None = None
+    imports: tuple[str, ...] = field(default=())
+
+
+def python_name(go_name: str) -> str:
+    """The Python identifier for a Go name (Go allows ``None``/``True``/``False``)."""
+    return go_name + "_" if keyword.iskeyword(go_name) else go_name
+
+
+# -- parsing ------------------------------------------------------------------
+
+
+def parse_schema(document: object) -> SchemaDef:
+    """Validate a decoded schema document and build the normalized model."""
+    if not isinstance(document, Mapping):
+        raise SchemaError(f"a schema is a map, not {type(document).__name__}")
+    package = _optional(document, "SourcePackage", str, "", None, None)
+    source_path = _optional(document, "SourcePath", str, "", None, None)
+    schema_id = _optional(document, "ZebraSchemaId", int, None, None, None)
+    imports = _optional(document, "Imports", list, [], None, None)
+    if not all(isinstance(item, str) for item in imports):
+        raise SchemaError("Imports must be a list of strings")
+    raw_structs = _raw_structs(document.get("Structs", {}))
+    names = {name for name, _ in raw_structs}
+    structs = {name: _parse_struct(name, raw, names) for name, raw in raw_structs}
+    _check_value_cycles(structs)
+    return SchemaDef(
+        source_package=package,
+        structs=MappingProxyType(structs),
+        source_path=source_path,
+        schema_id=schema_id,
+        imports=tuple(imports),
+    )
+
+
+def _raw_structs(value: object) -> list[tuple[str, Mapping[str, Any]]]:
+    """Structs as (name, document) pairs; a map by name, or a list (older schemas)."""
+    if isinstance(value, Mapping):
+        items = list(value.items())
+    elif isinstance(value, list):
+        items = [(raw.get("StructName") if isinstance(raw, Mapping) else None, raw) for raw in value]
+    else:
+        raise SchemaError(f"Structs must be a map or a list, not {type(value).__name__}")
+    result: list[tuple[str, Mapping[str, Any]]] = []
+    seen: set[str] = set()
+    for key, raw in items:
+        if not isinstance(raw, Mapping):
+            raise SchemaError(f"a struct is a map, not {type(raw).__name__}", str(key))
+        name = raw.get("StructName", key)
+        if not isinstance(name, str) or not name.isidentifier():
+            raise SchemaError(f"struct name must be an identifier, not {name!r}", str(key))
+        if isinstance(key, str) and key != name:
+            raise SchemaError(f"listed under {key!r} but named {name!r}", name)
+        if name in seen:
+            raise SchemaError("struct defined twice", name)
+        seen.add(name)
+        result.append((name, raw))
+    return result
+
+
+def _optional(doc: Mapping[str, Any], key: str, kind: type, default: Any,
+              struct: str | None, fieldname: str | None) -> Any:
+    value = doc.get(key, default)
+    if value is default:
+        return value
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise SchemaError(f"{key} must be {kind.__name__}, not {type(value).__name__}", struct, fieldname)
+    return value
+
+
+def _parse_struct(name: str, raw: Mapping[str, Any], struct_names: set[str]) -> StructDef:
+    raw_fields = raw.get("Fields", [])
+    if not isinstance(raw_fields, list):
+        raise SchemaError("Fields must be a list", name)
+    fields = tuple(_parse_field(name, index, item, struct_names) for index, item in enumerate(raw_fields))
+    seen_zids: dict[int, str] = {}
+    seen_names: set[str] = set()
+    seen_tags: set[str] = set()
+    for f in fields:
+        if f.zid in seen_zids:
+            raise SchemaError(f"zid {f.zid} used twice (also by {seen_zids[f.zid]})", name, f.go_name)
+        seen_zids[f.zid] = f.go_name
+        if f.go_name in seen_names:
+            raise SchemaError("field name used twice", name, f.go_name)
+        seen_names.add(f.go_name)
+        if not f.skip:
+            if f.tag_name in seen_tags:
+                raise SchemaError(f"tag name {f.tag_name!r} used twice", name, f.go_name)
+            seen_tags.add(f.tag_name)
+    return StructDef(name=name, fields=fields)
+
+
+def _parse_field(struct: str, index: int, raw: object, struct_names: set[str]) -> FieldDef:
+    if not isinstance(raw, Mapping):
+        raise SchemaError(f"field #{index} is not a map", struct)
+    go_name = raw.get("FieldGoName")
+    if not isinstance(go_name, str) or not go_name.isidentifier():
+        raise SchemaError(f"field #{index} has no valid FieldGoName ({go_name!r})", struct)
+    zid = raw.get("Zid", 0)
+    if not isinstance(zid, int) or isinstance(zid, bool):
+        raise SchemaError(f"Zid must be int, not {type(zid).__name__}", struct, go_name)
+    if not 0 <= zid <= MAX_ZID:
+        raise SchemaError(f"zid {zid} outside 0..{MAX_ZID}", struct, go_name)
+    tag_name = _optional(raw, "FieldTagName", str, go_name, struct, go_name) or go_name
+    type_str = _optional(raw, "FieldTypeStr", str, "", struct, go_name)
+    flags = {key: _optional(raw, key, bool, False, struct, go_name)
+             for key in ("OmitEmpty", "Skip", "Deprecated", "ShowZero")}
+    category = _optional(raw, "FieldCategory", int, 0, struct, go_name)
+    primitive = _optional(raw, "FieldPrimitive", int, 0, struct, go_name)
+    full_type = raw.get("FieldFullType")
+    type_ref: TypeRef | None = None
+    if not flags["Skip"]:
+        resolver = _TypeResolver(struct, go_name, struct_names)
+        if full_type is not None:
+            type_ref = resolver.resolve(full_type, resolver.parse(type_str))
+        elif category == Kind.BASE_ELEM and primitive:
+            type_ref = resolver.resolve({"Kind": primitive, "Str": type_str}, resolver.parse(type_str))
+        else:
+            raise SchemaError("field has no type (FieldFullType) and is not Skip", struct, go_name)
+    return FieldDef(
+        zid=zid, go_name=go_name, tag_name=tag_name, type=type_ref, type_str=type_str,
+        omit_empty=flags["OmitEmpty"], skip=flags["Skip"],
+        deprecated=flags["Deprecated"], show_zero=flags["ShowZero"],
+    )
+
+
+class _TypeResolver:
+    """Turns one field's Ztype tree into a TypeRef, with its Go spelling alongside."""
+
+    def __init__(self, struct: str, field_name: str, struct_names: set[str]) -> None:
+        self.struct = struct
+        self.field = field_name
+        self.struct_names = struct_names
+
+    def error(self, message: str) -> SchemaError:
+        return SchemaError(message, self.struct, self.field)
+
+    def parse(self, type_str: str) -> GoType | None:
+        if not type_str:
+            return None
+        try:
+            return parse_go_type(type_str)
+        except GoTypeSyntaxError:
+            return None  # only needed for inlined structs; resolve() says so if it is
+
+    def resolve(self, ztype: object, spelled: GoType | None, depth: int = 0) -> TypeRef:
+        if depth > 100:
+            raise self.error("type nested more than 100 levels deep")
+        if not isinstance(ztype, Mapping):
+            raise self.error(f"a type is a map, not {type(ztype).__name__}")
+        kind_value = ztype.get("Kind")
+        if not isinstance(kind_value, int) or isinstance(kind_value, bool):
+            raise self.error(f"type Kind must be int, not {kind_value!r}")
+        try:
+            kind = Kind(kind_value)
+        except ValueError:
+            raise self.error(f"unknown type kind {kind_value}") from None
+        name = ztype.get("Str", "")
+        if not isinstance(name, str):
+            raise self.error(f"type Str must be str, not {type(name).__name__}")
+
+        def child(key: str, spelled_child: GoType | None) -> TypeRef:
+            if key not in ztype:
+                raise self.error(f"{kind.name} type without {key}")
+            return self.resolve(ztype[key], spelled_child, depth + 1)
+
+        def part(form: str, attr: str) -> GoType | None:
+            if spelled is not None and spelled.form == form:
+                return getattr(spelled, attr)
+            return None
+
+        if kind in PRIMITIVE_KINDS:
+            return TypeRef(kind)
+        if kind == Kind.IDENT:
+            if name in self.struct_names:
+                return TypeRef(Kind.STRUCT, name=name)
+            if not name.isidentifier():
+                raise self.error(f"IDENT type names {name!r}")
+            return TypeRef(Kind.IDENT_IFACE, name=name)
+        if kind == Kind.IDENT_IFACE:
+            if not name.isidentifier():
+                raise self.error(f"interface type names {name!r}")
+            return TypeRef(Kind.IDENT_IFACE, name=name)
+        if kind == Kind.STRUCT:
+            return TypeRef(Kind.STRUCT, name=self._struct_name(name, spelled))
+        if kind == Kind.SLICE:
+            elem = child("Domain", part("slice", "elem"))
+            return TypeRef(Kind.BYTES) if elem.kind in BYTE_KINDS else TypeRef(Kind.SLICE, elem=elem)
+        if kind == Kind.POINTER:
+            return TypeRef(Kind.POINTER, elem=child("Domain", part("pointer", "elem")))
+        if kind == Kind.MAP:
+            key = child("Domain", part("map", "key"))
+            return TypeRef(Kind.MAP, key=key, elem=child("Range", part("map", "elem")))
+        if kind == Kind.ARRAY:
+            return TypeRef(Kind.ARRAY, length=self._array_length(ztype.get("Domain")),
+                           elem=child("Range", part("array", "elem")))
+        raise self.error(f"type kind {kind.name} cannot appear in a type tree")
+
+    def _struct_name(self, name: str, spelled: GoType | None) -> str:
+        if name in self.struct_names:
+            return name
+        if spelled is not None and spelled.form == "ident":
+            candidate = spelled.name.rpartition(".")[2]
+            if candidate in self.struct_names:
+                return candidate
+            raise self.error(f"inlined struct {spelled.name!r} is not a struct of the schema")
+        raise self.error("unnamed inlined struct whose FieldTypeStr does not name it")
+
+    def _array_length(self, domain: object) -> int:
+        if not isinstance(domain, Mapping):
+            raise self.error("array type without a Domain giving its length")
+        text = domain.get("Str")
+        length = int(text) if isinstance(text, str) and text.isdigit() else domain.get("Kind")
+        if not isinstance(length, int) or isinstance(length, bool) or not 0 <= length <= MAX_ARRAY_LENGTH:
+            raise self.error(f"array length {length!r} outside 0..{MAX_ARRAY_LENGTH}")
+        return length
+
+
+def _value_dependencies(type_ref: TypeRef) -> set[str]:
+    """Structs a type holds by value (directly or in fixed arrays): they must be acyclic."""
+    if type_ref.kind == Kind.STRUCT:
+        return {type_ref.name}
+    if type_ref.kind == Kind.ARRAY and type_ref.length > 0:
+        return _value_dependencies(type_ref.elem_type)
+    return set()
+
+
+def value_dependency_order(structs: Mapping[str, StructDef]) -> list[str]:
+    """Struct names ordered so that a struct comes after those it holds by value."""
+    order: list[str] = []
+    state: dict[str, int] = {}  # 1 = visiting, 2 = done
+
+    def visit(name: str, chain: list[str]) -> None:
+        if state.get(name) == 2:
+            return
+        if state.get(name) == 1:
+            cycle = " -> ".join(chain[chain.index(name):] + [name])
+            raise SchemaError(f"struct contains itself by value ({cycle}); use a pointer, slice or map", name)
+        state[name] = 1
+        for f in structs[name].fields:
+            if f.type is not None:
+                for dependency in sorted(_value_dependencies(f.type)):
+                    visit(dependency, chain + [name])
+        state[name] = 2
+        order.append(name)
+
+    for name in structs:
+        visit(name, [])
+    return order
+
+
+def _check_value_cycles(structs: Mapping[str, StructDef]) -> None:
+    value_dependency_order(structs)

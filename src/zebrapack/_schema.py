@@ -1,0 +1,176 @@
+"""``zebrapack.load`` and ``Schema``: a compiled schema with its generated types."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from typing import IO, Any
+
+import msgpack
+
+from ._classes import build_dataclasses
+from ._core import DEFAULT_MAX_DEPTH, Codec
+from ._errors import SchemaError
+from ._model import SchemaDef, StructDef, parse_schema
+from ._types import check_user_classes
+
+
+class Types(Mapping[str, type]):
+    """The classes of a schema by struct name; also readable as attributes (``types.A``)."""
+
+    __slots__ = ("_classes",)
+
+    def __init__(self, classes: Mapping[str, type]) -> None:
+        self._classes = dict(classes)
+
+    def __getitem__(self, name: str) -> type:
+        return self._classes[name]
+
+    def __getattr__(self, name: str) -> type:
+        try:
+            return self._classes[name]
+        except KeyError:
+            raise AttributeError(f"schema has no struct {name!r}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._classes)
+
+    def __len__(self) -> int:
+        return len(self._classes)
+
+    def __dir__(self) -> list[str]:
+        return [*self._classes, *super().__dir__()]
+
+    def __repr__(self) -> str:
+        return f"Types({', '.join(self._classes)})"
+
+
+class Schema(Codec):
+    """A loaded ZebraPack schema: its model, its classes, and the codec compiled for them.
+
+    ``decode``, ``decode_all``, ``encode`` and ``encode_into`` come from the
+    compiled core; see their docstrings.
+    """
+
+    def __init__(
+        self,
+        model: SchemaDef,
+        types: Mapping[str, type] | object | None = None,
+        *,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+    ) -> None:
+        generated = build_dataclasses(model)
+        if types is not None:
+            generated.update(check_user_classes(model, types))
+        super().__init__(model, generated, max_depth=max_depth)
+        self._model = model
+        self._types = Types(generated)
+
+    @property
+    def types(self) -> Types:
+        """The class of each struct, by struct name (``types.A`` or ``types["A"]``)."""
+        return self._types
+
+    @property
+    def structs(self) -> Mapping[str, StructDef]:
+        """The parsed schema model: struct name -> StructDef (fields, zids, types, flags)."""
+        return self._model.structs
+
+    @property
+    def model(self) -> SchemaDef:
+        return self._model
+
+    @property
+    def schema_id(self) -> int | None:
+        return self._model.schema_id
+
+    @property
+    def source_package(self) -> str:
+        return self._model.source_package
+
+    @property
+    def source_path(self) -> str:
+        return self._model.source_path
+
+    def iter_decode(
+        self,
+        source: bytes | bytearray | memoryview | IO[bytes],
+        type: str | type | None = None,
+        *,
+        strict: bool = False,
+        chunk_size: int = 1 << 16,
+        max_record_size: int = 1 << 28,
+    ) -> Iterator[Any]:
+        """Yield the records of a stream: a bytes-like object, or a binary file read
+        incrementally (memory stays within one record plus ``chunk_size``)."""
+        from ._stream import iter_records
+
+        return iter_records(self, source, type, strict=strict, chunk_size=chunk_size,
+                            max_record_size=max_record_size)
+
+    def writer(self, fileobj: IO[bytes], **options: Any) -> Any:
+        """A ``RecordWriter`` appending encoded records to a binary file (see ``RecordWriter``)."""
+        from ._stream import RecordWriter
+
+        return RecordWriter(self, fileobj, **options)
+
+    def __repr__(self) -> str:
+        package = self.source_package or "?"
+        return f"<zebrapack.Schema {package}: {', '.join(self._types)}>"
+
+
+SchemaSource = str | os.PathLike[str] | bytes | bytearray | memoryview | Mapping[str, Any]
+
+
+def read_schema_document(source: SchemaSource) -> Mapping[str, Any]:
+    """The raw schema document of a path (``.z`` or ``.z.json``), ``.z`` bytes, or a dict."""
+    if isinstance(source, Mapping):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return _unpack_schema(bytes(source), "schema bytes")
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise SchemaError(f"cannot read schema file {path!r}: {exc.strerror or exc}") from exc
+        if path.endswith(".json"):
+            try:
+                document = json.loads(data)
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise SchemaError(f"{path}: not a JSON schema: {exc}") from exc
+            if not isinstance(document, Mapping):
+                raise SchemaError(f"{path}: a schema is a JSON object")
+            return document
+        return _unpack_schema(data, path)
+    raise TypeError(f"a schema source is a path, bytes or a dict, not {type(source).__name__}")
+
+
+def _unpack_schema(data: bytes, where: str) -> Mapping[str, Any]:
+    try:
+        document = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except (ValueError, msgpack.UnpackException) as exc:
+        raise SchemaError(f"{where}: not a msgpack2 schema: {exc}") from exc
+    if not isinstance(document, Mapping):
+        raise SchemaError(f"{where}: a schema is a map, not {type(document).__name__}")
+    return document
+
+
+def load(
+    source: SchemaSource,
+    *,
+    types: Mapping[str, type] | object | None = None,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+) -> Schema:
+    """Load a compiled ZebraPack schema.
+
+    ``source``: a path to a ``.z`` (msgpack2) or ``.z.json`` file, the bytes of a
+    ``.z``, or a dict of the same shape. ``types``: your own classes for some or
+    all structs (a module or a mapping of struct name -> class), checked against
+    the schema. ``max_depth``: the nesting limit of decoding and encoding.
+    Raises ``SchemaError`` for a malformed schema.
+    """
+    return Schema(parse_schema(read_schema_document(source)), types, max_depth=max_depth)
+
