@@ -34,7 +34,7 @@ cdef class Codec:
     cdef tuple _plans
     cdef readonly Py_ssize_t max_depth
 
-    def __init__(self, model, classes, *, Py_ssize_t max_depth=DEFAULT_MAX_DEPTH):
+    def __init__(self, model, classes, *, Py_ssize_t max_depth=DEFAULT_MAX_DEPTH, bint preserve_unknown=False):
         cdef StructPlan plan
         if max_depth < 1:
             raise ValueError(f"max_depth must be at least 1, not {max_depth}")
@@ -44,7 +44,7 @@ cdef class Codec:
             self._by_name[name] = new_struct_plan(struct_def, classes[name])
         memo = {}
         for name, struct_def in model.structs.items():
-            compile_struct(self._by_name[name], struct_def, self._by_name, memo)
+            compile_struct(self._by_name[name], struct_def, self._by_name, memo, preserve_unknown)
         self._plans = tuple(self._by_name.values())
         self._by_class = {}
         for plan in self._plans:

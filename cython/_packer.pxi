@@ -528,12 +528,17 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
     sized for the fields actually written, as the reference writes it."""
     cdef tuple fields = sp.msgp_fields if w.msgp else sp.fields
     cdef Py_ssize_t count = 0, key_pos, header_pos, header_size, body, small
+    cdef Py_ssize_t next_unknown = 0, unknown_count = 0
     cdef FieldPlan fp
     cdef PyObject *slot
     cdef bint direct = sp.slots_readable and Py_TYPE(obj) == sp.tp
     cdef bint omit
     cdef int written
-    header_size = map_header_size(len(fields) + with_name)
+    cdef list unknown = None
+    if sp.preserve:
+        unknown = unknown_entries(w, sp, obj)
+        unknown_count = len(unknown)
+    header_size = map_header_size(len(fields) + with_name + unknown_count)
     ensure(w, header_size)
     header_pos = w.pos
     w.pos += header_size
@@ -543,6 +548,10 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
     writer_enter(w)
     for item in fields:
         fp = <FieldPlan>item
+        if unknown_count and not w.msgp:    # unknown zids go back in zid order
+            while next_unknown < unknown_count and _entry_before(unknown[next_unknown], fp.zid):
+                count += put_unknown_entry(w, unknown[next_unknown])
+                next_unknown += 1
         trail_field(&w.trail, fp)
         if direct:
             slot = zp_slot_get(obj, fp.offset)
@@ -565,6 +574,9 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
                 warn_deprecated(sp, fp)
         else:
             w.pos = key_pos
+    while next_unknown < unknown_count:
+        count += put_unknown_entry(w, unknown[next_unknown])
+        next_unknown += 1
     trail_leave(&w.trail)
     # The header took room for every field; close the gap if fewer were written.
     small = map_header_size(count)
@@ -573,6 +585,49 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         memmove(w.data + header_pos + small, w.data + header_pos + header_size, body)
         w.pos -= header_size - small
     _store_map_header(w.data + header_pos, count, small)
+    return 1
+
+
+cdef list unknown_entries(Writer *w, StructPlan sp, object obj):
+    """The preserved unknown entries of obj as (zid or tag, raw value), zids first in order."""
+    cdef PyObject *slot
+    if sp.unknown_offset >= 0 and Py_TYPE(obj) == sp.tp:
+        slot = zp_slot_get(obj, sp.unknown_offset)
+        entries = <object>slot if slot != NULL else None
+    else:
+        entries = getattr(obj, UNKNOWN_ATTR, None)
+    if not entries:
+        return []
+    if not isinstance(entries, dict):
+        writer_fail(w, f"{UNKNOWN_ATTR} must be a dict of zid or tag -> raw msgpack bytes")
+    for key, raw in entries.items():
+        if not isinstance(raw, bytes) or not (isinstance(key, str) or isinstance(key, int) and not isinstance(key, bool)):
+            writer_fail(w, f"{UNKNOWN_ATTR} must map a zid (int) or tag (str) to raw msgpack bytes, not {key!r}: {raw!r}")
+    return sorted(entries.items(), key=_unknown_order)
+
+
+def _unknown_order(entry):
+    key = entry[0]
+    return (0, key, "") if isinstance(key, int) else (1, 0, key)
+
+
+cdef inline bint _entry_before(tuple entry, Py_ssize_t zid):
+    key = entry[0]
+    return isinstance(key, int) and key < zid
+
+
+cdef int put_unknown_entry(Writer *w, tuple entry) except -1:
+    """Write one preserved entry back: its key, then its raw value as it was read."""
+    key, raw = entry
+    if isinstance(key, int):
+        if not INT64_MIN <= key <= INT64_MAX:
+            writer_fail(w, f"{UNKNOWN_ATTR} key {key} is not an int64")
+        put_signed(w, key)
+    else:
+        encoded = (<str>key).encode("utf-8")
+        put_str_header(w, len(encoded))
+        put_bytes_object(w, encoded)
+    put_bytes_object(w, raw)
     return 1
 
 

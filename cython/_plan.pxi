@@ -92,6 +92,8 @@ cdef class StructPlan:
     cdef PyObject **by_zid          # borrowed FieldPlan per zid; NULL for unknown and Skip
     cdef Py_ssize_t zid_limit
     cdef Py_ssize_t size_hint       # recent encoded size: the first buffer's capacity
+    cdef bint preserve              # keep unknown entries (preserve_unknown)
+    cdef Py_ssize_t unknown_offset  # slot of zebrapack_unknown, or -1: read by name
 
     def __dealloc__(self):
         PyMem_Free(self.by_zid)
@@ -198,7 +200,11 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     return plan
 
 
-cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo):
+#: The attribute that carries unknown entries (zebrapack._classes.UNKNOWN_ATTR).
+cdef str UNKNOWN_ATTR = "zebrapack_unknown"
+
+
+cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo, bint preserve):
     cdef FieldPlan fp
     cdef list by_declaration = []
     for f in struct_def.fields:
@@ -232,6 +238,8 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo)
     for fp in plan.fields:
         if fp.offset < 0:
             plan.slots_readable = False
+    plan.preserve = preserve
+    plan.unknown_offset = slot_offset(plan.cls, UNKNOWN_ATTR) if preserve else -1
     plan.build, plan.post_init = _build_mode(plan)
 
 
@@ -244,7 +252,12 @@ cdef tuple _build_mode(StructPlan plan):
     if cls.__new__ is not object.__new__ or (<PyTypeObject *>cls).tp_itemsize != 0:
         return BUILD_CALL, None
     declared = {f.name for f in dataclasses.fields(cls)}
-    if declared != {(<FieldPlan>fp).attr for fp in plan.fields}:
+    expected = {(<FieldPlan>fp).attr for fp in plan.fields}
+    if plan.preserve:
+        if plan.unknown_offset < 0:
+            return BUILD_CALL, None
+        expected.add(UNKNOWN_ATTR)
+    if declared != expected:
         return BUILD_CALL, None
     return BUILD_SLOTS, getattr(cls, "__post_init__", None)
 
@@ -283,6 +296,8 @@ cdef object make_zero_struct(StructPlan sp):
         obj = zp_alloc_instance(sp.tp)
         for fp in sp.fields:
             zp_slot_set(obj, fp.offset, field_zero(fp))
+        if sp.unknown_offset >= 0:
+            zp_slot_set(obj, sp.unknown_offset, None)
         if sp.post_init is not None:
             sp.post_init(obj)
         return obj

@@ -501,13 +501,15 @@ cdef FieldPlan field_by_tag(StructPlan sp, const unsigned char *text, Py_ssize_t
 
 cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     cdef Py_ssize_t n = map_count(r, b)
-    cdef Py_ssize_t i, header = 0, klen
+    cdef Py_ssize_t i, header = 0, klen, value_start
     cdef int64_t zid = 0
     cdef uint64_t uzid = 0
     cdef int family
     cdef FieldPlan fp
     cdef unsigned char k
     cdef bint slots = sp.build == BUILD_SLOTS
+    cdef const unsigned char *tag
+    cdef dict unknown = None
     if n < 0:
         reader_fail(r, r.pos, f"expected struct {sp.name} (a map), found {wire_type_name(b)}")
     reader_enter(r)
@@ -518,6 +520,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     for i in range(n):
         k = r.buf[r.pos]
         fp = None
+        tag = NULL
         if k <= 0x7f:                       # the common case: a fixint zid
             r.pos += 1
             if k < sp.zid_limit and sp.by_zid[k] != NULL:
@@ -530,9 +533,9 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         else:
             klen = str_length(r, k, &header)
             if klen >= 0:                   # msgp mode: the key is the FieldTagName
-                fp = field_by_tag(sp, r.buf + r.pos + header, klen, i)
+                tag = r.buf + r.pos + header
+                fp = field_by_tag(sp, tag, klen, i)
                 r.pos += header + klen
-                zid = -2
             else:
                 family = read_wire_int(r, k, &zid, &uzid)
                 if family == INT_NONE:
@@ -546,7 +549,13 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
                     fp = <FieldPlan>sp.by_zid[zid]
         if fp is None:                      # unknown zid (newer schema), Skip field or tag
             trail_zid(&r.trail, zid)
+            value_start = r.pos
             skip_value(r)
+            if sp.preserve:
+                if unknown is None:
+                    unknown = {}
+                key = PyUnicode_DecodeUTF8(<const char *>tag, klen, NULL) if tag != NULL else zid
+                unknown[key] = PyBytes_FromStringAndSize(<const char *>r.buf + value_start, r.pos - value_start)
             continue
         trail_field(&r.trail, fp)
         value = read_time(r, True) if fp.time_field else read_value(r, fp.type)
@@ -555,23 +564,28 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         else:
             obj[fp.attr] = value
     trail_leave(&r.trail)
-    return finish_struct(sp, obj)
+    return finish_struct(sp, obj, unknown)
 
 
-cdef object finish_struct(StructPlan sp, object partial):
-    """Give absent fields their zero value; build the instance."""
+cdef object finish_struct(StructPlan sp, object partial, dict unknown):
+    """Give absent fields their zero value; build the instance; attach unknown entries."""
     cdef FieldPlan fp
     if sp.build == BUILD_SLOTS:
         for fp in sp.fields:
             if zp_slot_get(partial, fp.offset) == NULL:
                 zp_slot_set(partial, fp.offset, field_zero(fp))
+        if sp.unknown_offset >= 0:
+            zp_slot_set(partial, sp.unknown_offset, unknown)
         if sp.post_init is not None:
             sp.post_init(partial)
         return partial
     for fp in sp.fields:
         if fp.attr not in partial:
             partial[fp.attr] = field_zero(fp)
-    return sp.cls(**partial)
+    obj = sp.cls(**partial)
+    if unknown is not None:
+        object.__setattr__(obj, UNKNOWN_ATTR, unknown)
+    return obj
 
 
 cdef StructPlan find_plan(tuple plans, const unsigned char *name, Py_ssize_t n):

@@ -123,8 +123,25 @@ def _docstring(struct: StructDef, package: str) -> str:
     return "\n".join(lines)
 
 
-def build_dataclasses(schema: SchemaDef, module: str | None = None) -> dict[str, type]:
-    """One slots dataclass per struct of the schema, by struct name."""
+#: The attribute that carries the raw entries of unknown zids (preserve_unknown).
+UNKNOWN_ATTR = "zebrapack_unknown"
+
+
+def unknown_field() -> Any:
+    """The dataclass field holding unknown entries: {zid or tag: raw msgpack value}.
+
+    Not an __init__ argument, not compared, not shown: it only rides along so
+    that encode writes the entries back.
+    """
+    return dataclasses.field(default=None, init=False, repr=False, compare=False)
+
+
+def build_dataclasses(schema: SchemaDef, module: str | None = None,
+                      preserve_unknown: bool = False) -> dict[str, type]:
+    """One slots dataclass per struct of the schema, by struct name.
+
+    ``preserve_unknown`` adds the ``zebrapack_unknown`` field (see ``unknown_field``).
+    """
     package = schema.source_package
     module = module or f"zebrapack.schemas.{package or 'anonymous'}"
     classes: dict[str, type] = {}
@@ -135,6 +152,8 @@ def build_dataclasses(schema: SchemaDef, module: str | None = None) -> dict[str,
         for f in struct.wire_fields:
             assert f.type is not None
             spec.append((f.attr, Any, field_default(f.type, classes)))
+        if preserve_unknown:
+            spec.append((UNKNOWN_ATTR, Optional[dict[int | str, bytes]], unknown_field()))
         cls = dataclasses.make_dataclass(
             python_name(name), spec, slots=True, eq=True, repr=True,
             namespace={"__doc__": _docstring(struct, package)},

@@ -11,6 +11,7 @@ import msgpack
 
 from ._classes import build_dataclasses
 from ._core import DEFAULT_MAX_DEPTH, Codec
+from ._document import schema_document
 from ._errors import SchemaError
 from ._model import SchemaDef, StructDef, parse_schema
 from ._types import check_user_classes
@@ -59,13 +60,23 @@ class Schema(Codec):
         types: Mapping[str, type] | object | None = None,
         *,
         max_depth: int = DEFAULT_MAX_DEPTH,
+        preserve_unknown: bool = False,
     ) -> None:
-        generated = build_dataclasses(model)
+        generated = build_dataclasses(model, preserve_unknown=preserve_unknown)
         if types is not None:
-            generated.update(check_user_classes(model, types))
-        super().__init__(model, generated, max_depth=max_depth)
+            generated.update(check_user_classes(model, types, preserve_unknown))
+        super().__init__(model, generated, max_depth=max_depth, preserve_unknown=preserve_unknown)
         self._model = model
         self._types = Types(generated)
+
+    def dump(self, path: str | os.PathLike[str]) -> None:
+        """Write the schema as ``path`` (a ``.z``, msgpack2) and ``path`` + ``.json`` beside it."""
+        document = schema_document(self._model)
+        with open(path, "wb") as handle:
+            handle.write(msgpack.packb(document, use_bin_type=True))
+        with open(os.fspath(path) + ".json", "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=4)
+            handle.write("\n")
 
     @property
     def types(self) -> Types:
@@ -163,6 +174,7 @@ def load(
     *,
     types: Mapping[str, type] | object | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
+    preserve_unknown: bool = False,
 ) -> Schema:
     """Load a compiled ZebraPack schema.
 
@@ -170,7 +182,11 @@ def load(
     ``.z``, or a dict of the same shape. ``types``: your own classes for some or
     all structs (a module or a mapping of struct name -> class), checked against
     the schema. ``max_depth``: the nesting limit of decoding and encoding.
+    ``preserve_unknown``: keep the raw entries of zids this schema does not know
+    (data from a newer schema) on each instance, as ``zebrapack_unknown``, and
+    write them back on encode, so a read-modify-write loses nothing.
     Raises ``SchemaError`` for a malformed schema.
     """
-    return Schema(parse_schema(read_schema_document(source)), types, max_depth=max_depth)
+    model = parse_schema(read_schema_document(source))
+    return Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown)
 

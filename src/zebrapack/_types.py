@@ -15,12 +15,15 @@ import inspect
 from collections.abc import Mapping
 from types import ModuleType
 
+from ._classes import UNKNOWN_ATTR
 from ._errors import SchemaError
 from ._model import SchemaDef, StructDef, python_name
 
 
-def check_user_classes(schema: SchemaDef, types: Mapping[str, type] | object) -> dict[str, type]:
-    """The user's classes by struct name, each checked to hold its struct's fields."""
+def check_user_classes(schema: SchemaDef, types: Mapping[str, type] | object,
+                       preserve_unknown: bool = False) -> dict[str, type]:
+    """The user's classes by struct name, each checked to hold its struct's fields
+    (and, with ``preserve_unknown``, a ``zebrapack_unknown`` attribute)."""
     if isinstance(types, Mapping):
         unknown = sorted(set(types) - set(schema.structs))
         if unknown:
@@ -36,7 +39,17 @@ def check_user_classes(schema: SchemaDef, types: Mapping[str, type] | object) ->
         raise TypeError(f"types must be a mapping or a module, not {type(types).__name__}")
     for name, cls in chosen.items():
         _check_class(schema.structs[name], cls)
+        if preserve_unknown and not _can_hold_unknown(cls):
+            raise SchemaError(f"preserve_unknown needs a {UNKNOWN_ATTR!r} field (or __dict__) on "
+                              f"{cls.__qualname__}", name)
     return chosen
+
+
+def _can_hold_unknown(cls: type) -> bool:
+    if dataclasses.is_dataclass(cls) and UNKNOWN_ATTR in {f.name for f in dataclasses.fields(cls)}:
+        return True
+    return any(UNKNOWN_ATTR in getattr(base, "__slots__", ()) or "__dict__" in getattr(base, "__dict__", {})
+               for base in cls.__mro__ if base is not object)
 
 
 def _check_class(struct: StructDef, cls: object) -> None:
@@ -44,6 +57,7 @@ def _check_class(struct: StructDef, cls: object) -> None:
         raise SchemaError(f"the class given for it is not a class ({cls!r})", struct.name)
     wanted = [f.attr for f in struct.wire_fields]
     if dataclasses.is_dataclass(cls):
+        wanted_or_unknown = [*wanted, UNKNOWN_ATTR]
         fields = {f.name: f for f in dataclasses.fields(cls)}
         for attr in wanted:
             if attr not in fields:
@@ -52,7 +66,7 @@ def _check_class(struct: StructDef, cls: object) -> None:
                 raise SchemaError(f"{cls.__qualname__}.{attr} is not an __init__ field", struct.name, attr)
         for extra, f in fields.items():
             missing = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-            if extra not in wanted and f.init and missing:
+            if extra not in wanted_or_unknown and f.init and missing:
                 raise SchemaError(
                     f"{cls.__qualname__}.{extra} is not in the schema and has no default", struct.name, extra)
         return
