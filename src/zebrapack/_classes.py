@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any, Optional
+from typing import Any
 
 from ._ext import Ext
 from ._model import Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
@@ -28,7 +28,7 @@ _IMMUTABLE_ZEROS: dict[Kind, object] = {
 _SCALAR_ANNOTATIONS: dict[Kind, Any] = {
     Kind.BYTES: bytes, Kind.STRING: str, Kind.FLOAT32: float, Kind.FLOAT64: float,
     Kind.COMPLEX64: complex, Kind.COMPLEX128: complex, Kind.BOOL: bool, Kind.TIME: datetime,
-    Kind.INTF: Any, Kind.IDENT_IFACE: Any, Kind.EXT: Optional[Ext],
+    Kind.INTF: Any, Kind.IDENT_IFACE: Any, Kind.EXT: Ext | None,
 }
 
 
@@ -82,13 +82,13 @@ def annotation(type_ref: TypeRef, classes: Mapping[str, type], field_level: bool
     """The Python annotation of a type (``field_level``: a struct field's own type)."""
     kind = type_ref.kind
     if kind == Kind.TIME and field_level:
-        return Optional[datetime]
+        return datetime | None
     if kind in _SCALAR_ANNOTATIONS:
         return _SCALAR_ANNOTATIONS[kind]
     if kind == Kind.STRUCT:
         return classes[type_ref.name]
     if kind == Kind.POINTER:
-        return Optional[annotation(type_ref.elem_type, classes)]
+        return annotation(type_ref.elem_type, classes) | None
     if kind == Kind.SLICE:
         return list[annotation(type_ref.elem_type, classes)]  # type: ignore[misc]
     if kind == Kind.ARRAY:
@@ -153,7 +153,7 @@ def build_dataclasses(schema: SchemaDef, module: str | None = None,
             assert f.type is not None
             spec.append((f.attr, Any, field_default(f.type, classes)))
         if preserve_unknown:
-            spec.append((UNKNOWN_ATTR, Optional[dict[int | str, bytes]], unknown_field()))
+            spec.append((UNKNOWN_ATTR, dict[int | str, bytes] | None, unknown_field()))
         cls = dataclasses.make_dataclass(
             python_name(name), spec, slots=True, eq=True, repr=True,
             namespace={"__doc__": _docstring(struct, package)},

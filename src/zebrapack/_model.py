@@ -185,6 +185,11 @@ def parse_schema(document: object) -> SchemaDef:
     """Validate a decoded schema document and build the normalized model."""
     if not isinstance(document, Mapping):
         raise SchemaError(f"a schema is a map, not {type(document).__name__}")
+    odd_keys = [key for key in document if not isinstance(key, str)]
+    if odd_keys:
+        raise SchemaError(f"a schema's keys are field names (str), not {odd_keys[0]!r}: is this data, not a schema?")
+    if "Structs" not in document:
+        raise SchemaError("a schema needs Structs")
     package = _optional(document, "SourcePackage", str, "", None, None)
     source_path = _optional(document, "SourcePath", str, "", None, None)
     schema_id = _optional(document, "ZebraSchemaId", int, None, None, None)
@@ -402,21 +407,23 @@ def value_dependency_order(structs: Mapping[str, StructDef]) -> list[str]:
     state: dict[str, int] = {}  # 1 = visiting, 2 = done
 
     def visit(name: str, chain: list[str]) -> None:
-        if state.get(name) == 2:
-            return
-        if state.get(name) == 1:
-            cycle = " -> ".join(chain[chain.index(name):] + [name])
-            raise SchemaError(f"struct contains itself by value ({cycle}); use a pointer, slice or map", name)
         state[name] = 1
         for f in structs[name].fields:
-            if f.type is not None:
-                for dependency in sorted(_value_dependencies(f.type)):
+            if f.type is None:
+                continue
+            for dependency in sorted(_value_dependencies(f.type)):
+                if state.get(dependency) == 1:
+                    cycle = " -> ".join(chain[chain.index(dependency):] + [name, dependency])
+                    raise SchemaError(f"struct contains itself by value ({cycle}); "
+                                      "use a pointer, slice or map", name, f.go_name)
+                if dependency not in state:
                     visit(dependency, chain + [name])
         state[name] = 2
         order.append(name)
 
     for name in structs:
-        visit(name, [])
+        if name not in state:
+            visit(name, [])
     return order
 
 
