@@ -1,7 +1,8 @@
 """The ``zebrapack`` command.
 
 Each subcommand is a module ``zebrapack.cli.cmd_<name>`` defining ``NAME``,
-``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``; they are found
+``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``, and optionally
+``EPILOG`` (text after the options in its --help, as written); they are found
 at start-up, so adding a command is adding a module. A command reports bad
 input by raising ``CliError``: one line on stderr, exit status 2, no traceback.
 """
@@ -32,7 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"zebrapack {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in _command_modules():
-        sub = commands.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        sub = commands.add_parser(module.NAME, help=module.HELP, description=module.HELP,
+                                  epilog=getattr(module, "EPILOG", None),
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser

@@ -1,9 +1,11 @@
-"""What the subcommands share: the error they raise, and opening their inputs."""
+"""What the subcommands share: the error they raise, and opening their inputs and outputs."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import IO
 
 from .._errors import SchemaError
@@ -21,7 +23,15 @@ def load_schema_arg(path: str, **options: object) -> Schema:
     try:
         return load(path, **options)  # type: ignore[arg-type]
     except SchemaError as exc:
-        raise CliError(f"{path}: {exc}") from exc
+        message = str(exc)
+        raise CliError(message if message.startswith(path) else f"{path}: {message}") from exc
+
+
+def struct_arg(schema: Schema, name: str | None) -> str | None:
+    """A ``--type`` argument, checked to name a struct of the schema."""
+    if name is not None and name not in schema.structs:
+        raise CliError(f"the schema has no struct {name!r} (it has {', '.join(schema.structs) or 'none'})")
+    return name
 
 
 def open_binary_input(path: str) -> IO[bytes]:
@@ -32,3 +42,46 @@ def open_binary_input(path: str) -> IO[bytes]:
         return open(path, "rb")
     except OSError as exc:
         raise CliError(f"{path}: {exc.strerror or exc}") from exc
+
+
+@contextlib.contextmanager
+def binary_input(path: str) -> Iterator[IO[bytes]]:
+    """``open_binary_input`` as a context: closes a file it opened, never standard input."""
+    source = open_binary_input(path)
+    try:
+        yield source
+    finally:
+        if source is not sys.stdin.buffer:
+            source.close()
+
+
+def input_name(path: str) -> str:
+    """How messages name an input argument."""
+    return "<stdin>" if path == "-" else path
+
+
+def record_error(source: str, record: int, detail: object) -> CliError:
+    """The error of one record: ``FILE: record N: PATH: REASON (byte offset K)``."""
+    return CliError(f"{source}: record {record}: {detail}")
+
+
+def write_text_output(path: str | None, text: str) -> None:
+    """Write generated text to ``path``, or to standard output when it is None.
+
+    The text is whole before the file is opened, so an error leaves no half file.
+    """
+    if path is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        raise CliError(f"{path}: {exc.strerror or exc}") from exc
+
+
+def binary_stdout() -> IO[bytes]:
+    """Standard output for binary records; refused when it is a terminal."""
+    if sys.stdout.isatty():
+        raise CliError("refusing to write binary records to a terminal; redirect standard output")
+    return sys.stdout.buffer

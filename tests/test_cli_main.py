@@ -1,0 +1,125 @@
+"""The ``zebrapack`` command itself: help, version, ``python -m``, pipes, progress."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from cli_support import SCHEMAS, call_main, cli_env, run_cli
+from conftest import TESTS, VECTORS
+
+import zebrapack
+from zebrapack.cli import progress
+from zebrapack.cli.progress import Progress
+
+MY_COMMANDS = ("dump", "encode", "gen")
+
+
+def test_help_lists_the_commands_and_python_m_prints_what_main_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    result = run_cli("--help", COLUMNS="100")
+    assert result.returncode == 0
+    text = result.stdout.decode()
+    assert text.startswith("usage: zebrapack [-h] [--version] COMMAND ...")
+    for name in MY_COMMANDS:
+        assert f"\n    {name} " in text
+    assert call_main(monkeypatch, "--help") == (0, result.stdout, "")
+
+
+@pytest.mark.parametrize("name", MY_COMMANDS)
+def test_each_command_has_help_with_examples(name: str) -> None:
+    result = run_cli(name, "--help")
+    assert result.returncode == 0
+    text = result.stdout.decode()
+    assert text.startswith(f"usage: zebrapack {name} ")
+    assert f"\nexamples:\n  zebrapack {name} " in text
+
+
+def test_version_names_the_package_version() -> None:
+    result = run_cli("--version")
+    assert (result.returncode, result.stdout.decode()) == (0, f"zebrapack {zebrapack.__version__}\n")
+
+
+def test_unknown_command_is_a_usage_error() -> None:
+    result = run_cli("frobnicate")
+    assert result.returncode == 2
+    assert "invalid choice: 'frobnicate'" in result.stderr.decode()
+
+
+def test_console_script_is_the_cli_main() -> None:
+    pyproject = tomllib.loads((TESTS.parent / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["zebrapack"] == "zebrapack.cli:main"
+
+
+def test_reader_going_away_stops_quietly(tmp_path: Path) -> None:
+    stream = tmp_path / "stream.zpk"
+    stream.write_bytes((VECTORS / "zp/A_stream.zpk").read_bytes() * 4000)   # more than a pipe holds
+    command = [sys.executable, "-m", "zebrapack", "dump", "-s", str(SCHEMAS / "zp.z"), str(stream)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=cli_env()) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith(b'{"$type": "A", "Name": "rec0"')
+        process.stdout.close()
+        assert process.wait(timeout=60) == 0
+        assert process.stderr.read() == b""
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_progress_shows_records_and_rate_after_the_delay_then_erases_itself() -> None:
+    clock, stream = FakeClock(), io.StringIO()
+    with Progress("dump", stream=stream, enabled=True, clock=clock, delay=1.0, interval=0.25) as meter:
+        meter.update(10, 1_000_000)
+        assert stream.getvalue() == ""
+        clock.now += 2.0
+        meter.update(20_000, 5_000_000)
+        assert stream.getvalue() == "\r\x1b[Kdump 20,000 records, 5.0 MB, 2.5 MB/s"
+        clock.now += 0.1
+        meter.update(20_001, 5_000_100)         # within the interval: not redrawn
+        assert stream.getvalue().count("\r\x1b[K") == 1
+    assert stream.getvalue().endswith("2.5 MB/s\r\x1b[K")
+
+
+def test_progress_is_silent_when_disabled_or_never_shown() -> None:
+    clock, stream = FakeClock(), io.StringIO()
+    with Progress("dump", stream=stream, enabled=False, clock=clock) as meter:
+        clock.now += 10
+        meter.update(1, 1)
+    with Progress("dump", stream=stream, enabled=True, clock=clock):
+        pass
+    assert stream.getvalue() == ""
+
+
+class Terminal(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(("stderr_tty", "stdout_tty", "shown"), [
+    (True, False, True),       # a person watches a long job whose output goes to a file or pipe
+    (False, False, False),     # stderr piped or redirected
+    (True, True, False),       # records are printed on that terminal
+])
+def test_progress_shows_only_on_a_terminal_stderr_with_stdout_elsewhere(
+        monkeypatch: pytest.MonkeyPatch, stderr_tty: bool, stdout_tty: bool, shown: bool) -> None:
+    stderr = Terminal(stderr_tty)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    monkeypatch.setattr(sys, "stdout", Terminal(stdout_tty))
+    clock = FakeClock()
+    meter = progress.Progress("encode", clock=clock)
+    clock.now += 5
+    meter.update(1, 1)
+    assert (stderr.getvalue() != "") == shown
