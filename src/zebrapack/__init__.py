@@ -9,10 +9,15 @@ This package reads and writes it byte for byte as the Go reference does::
     data = schema.encode(obj)           # strict: by the declared types
 """
 
+from ._compat import CompatibilityReport, Finding, check_compatible
 from ._core import DEFAULT_MAX_DEPTH
 from ._errors import DecodeError, EncodeError, SchemaError
 from ._ext import Ext
+from ._goemit import go_source
+from ._goschema import GoSourceError, schema_from_go
 from ._model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
+from ._pyschema import (GoKind, Retired, Zid, byte, complex64, complex128, float32, float64, int8, int16, int32,
+                        int64, schema_from_dataclasses, uint, uint8, uint16, uint32, uint64)
 from ._schema import Schema, Types, load
 from ._stream import RecordWriter, SchemaStream, open_stream
 from ._timestamp import Timestamp
@@ -21,12 +26,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
+    "CompatibilityReport",
     "DecodeError",
     "EncodeError",
     "Ext",
     "FieldDef",
+    "Finding",
+    "GoKind",
+    "GoSourceError",
     "Kind",
     "RecordWriter",
+    "Retired",
     "Schema",
     "SchemaDef",
     "SchemaError",
@@ -35,6 +45,25 @@ __all__ = [
     "Timestamp",
     "TypeRef",
     "Types",
+    "Zid",
+    "byte",
+    "check_compatible",
+    "complex64",
+    "complex128",
+    "float32",
+    "float64",
+    "go_source",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
     "load",
     "open_stream",
+    "schema_from_dataclasses",
+    "schema_from_go",
+    "uint",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
 ]

@@ -1,0 +1,51 @@
+"""``zebrapack check OLD NEW``: may NEW replace OLD without breaking data?"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from .._compat import SchemaLike, check_compatible
+from .._errors import SchemaError
+from .._goschema import read_go_schema
+from .common import CliError
+
+NAME = "check"
+HELP = "check that schema NEW keeps the zids, types and names of OLD (exit 1 on conflicts)"
+
+EPILOG = """\
+OLD and NEW are compiled schemas (.z, .z.json) or Go schema sources (.go).
+One line per finding: conflicts (a zid's type, Go name or tag name changed,
+a field or struct removed, a zid repeated or leaving a gap) and information
+(new fields and structs, newly deprecated or retired fields).
+
+exit status: 0 compatible, 1 conflicts, 2 usage or input error
+
+example:
+  zebrapack check tests/vectors/schemas/evo1.z tests/vectors/schemas/evo2.z
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = EPILOG
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("old", metavar="OLD", help="the schema data was written with")
+    parser.add_argument("new", metavar="NEW", help="the schema that replaces it")
+    parser.add_argument("--json", action="store_true", help="print the findings as a JSON array")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        report = check_compatible(_schema_arg(args.old), _schema_arg(args.new))
+    except SchemaError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        print(json.dumps([finding.as_dict() for finding in report.findings], indent=2))
+    elif report.findings:
+        print(report)
+    return 0 if report.compatible else 1
+
+
+def _schema_arg(path: str) -> SchemaLike:
+    """A schema argument: Go source is compiled, a compiled schema is read by the checker."""
+    return read_go_schema(path) if path.endswith(".go") else path
