@@ -107,6 +107,7 @@ cdef class Codec:
         r.base = base
         r.strict = strict
         r.truncated = False
+        r.values_left = stop - start
         r.plans = <PyObject *>self._plans
         trail_init(&r.trail, self.max_depth)
         try:

@@ -3,9 +3,10 @@
 
 One extension built from these parts (msgpack-python's layout):
 
-- ``zp_wire.h``, ``zp_civil.h``, ``zp_object.h``: C primitives (big-endian
-  loads and stores, float bits, civil dates, member-slot access); no Python
-  objects are built there.
+- ``zp_wire.h``, ``zp_civil.h``, ``zp_object.h``, ``zp_stack.h``: C
+  primitives (big-endian loads and stores, float bits, civil dates,
+  member-slot access, the thread's stack bounds); no Python objects are built
+  there.
 - ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
   fields by zid, kinds, nested plans, slot offsets).
 - ``_trail.pxi``: where the codec is in the value tree, for error paths and the
@@ -47,7 +48,7 @@ from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_Check, PyUnicode_DecodeUTF8
 from libc.math cimport signbit
-from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcmp, memcpy, memmove
 
 import datetime as _datetime_module
@@ -91,6 +92,10 @@ cdef extern from "zp_object.h":
     void zp_slot_set(object obj, Py_ssize_t offset, object value) noexcept
     PyObject *zp_slot_get(object obj, Py_ssize_t offset) noexcept
 
+cdef extern from "zp_stack.h":
+    uintptr_t zp_stack_here() noexcept nogil
+    void zp_stack_bounds(uintptr_t *low, uintptr_t *floor) noexcept nogil
+
 cdef extern from "Python.h":
     int _PyBytes_Resize(PyObject **bytes, Py_ssize_t newsize) except -1
     int PyDict_SetItem(object d, object key, object value) except -1
@@ -99,6 +104,18 @@ cdef extern from "Python.h":
 
 #: Default limit on nesting (containers inside containers, structs included).
 DEFAULT_MAX_DEPTH = 1000
+
+cdef extern from *:
+    """
+    #ifndef ZP_OPTIMIZED_BUILD
+    #define ZP_OPTIMIZED_BUILD 0    /* setup.py defines it for the ordinary build */
+    #endif
+    """
+    int ZP_OPTIMIZED_BUILD
+
+#: The ordinary optimized core, not a ZEBRAPACK_DEBUG or ZEBRAPACK_SANITIZE build, whose
+#: C frames are several times bigger: the stack guard lets them nest less deeply.
+OPTIMIZED_BUILD = bool(ZP_OPTIMIZED_BUILD)
 
 # Immutable constants shared by every call (no mutable module state).
 cdef object _UTC = _datetime_module.timezone.utc

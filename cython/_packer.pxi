@@ -29,7 +29,7 @@ cdef int writer_type_error(Writer *w, TypePlan t, object value, str detail=None)
 
 cdef inline int writer_enter(Writer *w) except -1:
     if not trail_enter(&w.trail):
-        writer_fail(w, f"nesting deeper than max_depth={w.trail.max_depth} (does a value contain itself?)")
+        writer_fail(w, trail_too_deep(&w.trail) + " (does a value contain itself?)")
     return 0
 
 
@@ -565,6 +565,8 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         omit = fp.omitempty or not w.msgp
         if fp.time_field:
             written = write_time(w, fp.type, value, omit, True)
+        elif fp.pointee is not None and value is not None:
+            written = write_value(w, fp.pointee, value, False)
         else:
             written = write_value(w, fp.type, value, omit)
         if written:

@@ -1,7 +1,8 @@
 # The trail: where the decoder or encoder is in the value tree. One entry per
 # container level, updated with a store or two per element, so that an error
 # anywhere can name its field path (Compound.Inners[2].X) without any work on
-# the success path. It also enforces the nesting limit.
+# the success path. It also enforces the nesting limits: max_depth levels, and
+# the thread's C stack (zp_stack.h), whichever comes first.
 
 cdef enum:
     P_NONE = 0      # entered, no element yet
@@ -21,6 +22,8 @@ cdef struct PathEntry:
 cdef struct Trail:
     Py_ssize_t depth
     Py_ssize_t max_depth
+    uintptr_t stack_low             # the thread's stack: its lowest address,
+    uintptr_t stack_floor           # and the lowest frame address recursion may reach
     Py_ssize_t cap
     PyObject *root                  # the root struct's name (borrowed), or NULL
     PathEntry *entries
@@ -30,6 +33,8 @@ cdef struct Trail:
 cdef inline void trail_init(Trail *t, Py_ssize_t max_depth) noexcept:
     t.depth = 0
     t.max_depth = max_depth
+    t.stack_low = 0                 # set by trail_grow: shallow values never need the check
+    t.stack_floor = 0
     t.cap = TRAIL_INLINE if max_depth + 1 > TRAIL_INLINE else max_depth + 1
     t.root = NULL
     t.entries = t.inline_entries
@@ -38,9 +43,10 @@ cdef inline void trail_init(Trail *t, Py_ssize_t max_depth) noexcept:
 
 
 cdef inline bint trail_enter(Trail *t) noexcept:
-    """Go one level deeper; False when that passes the limit (or memory ran out)."""
+    """Go one level deeper; False when that passes a limit (or memory ran out)."""
+    cdef uintptr_t here = zp_stack_here()
     t.depth += 1
-    if t.depth >= t.cap and not trail_grow(t):
+    if t.depth >= t.cap and not trail_grow(t) or here < t.stack_floor and here >= t.stack_low:
         t.depth -= 1
         return False
     t.entries[t.depth].kind = P_NONE
@@ -57,6 +63,7 @@ cdef bint trail_grow(Trail *t) noexcept:
     if cap > t.max_depth + 1:
         cap = t.max_depth + 1
     if t.entries == t.inline_entries:
+        zp_stack_bounds(&t.stack_low, &t.stack_floor)
         entries = <PathEntry *>PyMem_Malloc(cap * sizeof(PathEntry))
         if entries != NULL:
             memcpy(entries, t.inline_entries, t.cap * sizeof(PathEntry))
@@ -67,6 +74,15 @@ cdef bint trail_grow(Trail *t) noexcept:
     t.entries = entries
     t.cap = cap
     return True
+
+
+cdef str trail_too_deep(Trail *t):
+    """Why trail_enter refused to go deeper."""
+    if t.depth >= t.max_depth:
+        return f"nesting deeper than max_depth={t.max_depth}"
+    if t.depth + 1 >= t.cap:        # trail_grow could not allocate
+        return f"out of memory for the field path at {t.depth} levels"
+    return f"nesting deeper than this thread's C stack allows ({t.depth} levels)"
 
 
 cdef inline void trail_leave(Trail *t) noexcept:

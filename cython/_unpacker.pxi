@@ -1,6 +1,10 @@
 # The decoder: walks a compiled plan over a raw byte buffer. Every length read
 # from the wire is checked against the bytes remaining before it is used, and
-# every container is pre-sized only after that check.
+# every container is pre-sized only after that check. Each element a header
+# claims is a value of its own, one byte at least, so all the headers of an
+# input together claim at most as many elements as it has bytes
+# (Reader.values_left): nested headers cannot each claim the whole rest of the
+# input, and the slots pre-sized in a call add up to at most the input's length.
 
 cdef struct Reader:
     const unsigned char *buf
@@ -9,6 +13,7 @@ cdef struct Reader:
     Py_ssize_t base         # offset of buf[0] in the whole input (streams)
     bint strict             # reject the encodings the Go reader rejects
     bint truncated          # the input ended inside a value
+    Py_ssize_t values_left  # elements the headers still to come may claim, in all
     PyObject *plans         # borrowed tuple of StructPlan: lookup by the -1 name
     Trail trail
 
@@ -34,7 +39,7 @@ cdef int reader_type_error(Reader *r, str expected, unsigned char lead) except -
 
 cdef inline int reader_enter(Reader *r) except -1:
     if not trail_enter(&r.trail):
-        reader_fail(r, r.pos, f"nesting deeper than max_depth={r.trail.max_depth}")
+        reader_fail(r, r.pos, trail_too_deep(&r.trail))
     return 0
 
 
@@ -149,6 +154,7 @@ cdef inline Py_ssize_t map_count(Reader *r, unsigned char b) except -2:
         return -1
     if n > (r.end - r.pos) >> 1:    # every entry takes two bytes at least
         reader_truncated(r, r.pos, 2 * n)
+    claim_values(r, 2 * n)
     return n
 
 
@@ -170,7 +176,16 @@ cdef inline Py_ssize_t array_count(Reader *r, unsigned char b) except -2:
         return -1
     if n > r.end - r.pos:           # every element takes a byte at least
         reader_truncated(r, r.pos, n)
+    claim_values(r, n)
     return n
+
+
+cdef inline int claim_values(Reader *r, Py_ssize_t n) except -1:
+    if n > r.values_left:
+        r.truncated = True
+        reader_fail(r, r.pos, "the headers claim more values than the input has bytes")
+    r.values_left -= n
+    return 0
 
 
 # -- integers -----------------------------------------------------------------
@@ -518,6 +533,8 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     else:
         obj = {}
     for i in range(n):
+        if r.pos >= r.end:                  # earlier entries took more than their two bytes
+            reader_truncated(r, r.pos, 2 * (n - i))
         k = r.buf[r.pos]
         fp = None
         tag = NULL
@@ -558,7 +575,12 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
                 unknown[key] = PyBytes_FromStringAndSize(<const char *>r.buf + value_start, r.pos - value_start)
             continue
         trail_field(&r.trail, fp)
-        value = read_time(r, True) if fp.time_field else read_value(r, fp.type)
+        if fp.time_field:
+            value = read_time(r, True)
+        elif fp.pointee is not None and r.pos < r.end and r.buf[r.pos] != 0xc0:
+            value = read_value(r, fp.pointee)
+        else:
+            value = read_value(r, fp.type)
         if slots:
             zp_slot_set(obj, fp.offset, value)
         else:
@@ -600,18 +622,21 @@ cdef StructPlan find_plan(tuple plans, const unsigned char *name, Py_ssize_t n):
 
 cdef StructPlan peek_struct_plan(Reader *r):
     """The plan named by the -1 entry of the map at r.pos (nothing consumed); None if absent or unknown."""
-    cdef Py_ssize_t save = r.pos
+    cdef Py_ssize_t save = r.pos, save_values_left = r.values_left
     cdef Py_ssize_t header = 0
     cdef Py_ssize_t n
+    cdef int64_t key = 0
+    cdef uint64_t ukey = 0
     cdef StructPlan sp = None
     n = map_count(r, r.buf[r.pos])
-    if n > 0 and r.buf[r.pos] == 0xff:
-        r.pos += 1
+    # -1 in any signed encoding, as read_struct takes it
+    if n > 0 and read_wire_int(r, r.buf[r.pos], &key, &ukey) == INT_SIGNED and key == -1:
         need(r, 1)
         n = str_length(r, r.buf[r.pos], &header)
         if n >= 0:
             sp = find_plan(<tuple>r.plans, r.buf + r.pos + header, n)
     r.pos = save
+    r.values_left = save_values_left
     return sp
 
 
@@ -622,8 +647,28 @@ cdef object read_iface(Reader *r, TypePlan t, unsigned char b):
         reader_type_error(r, t.go, b)
     sp = peek_struct_plan(r)
     if sp is None:
-        reader_fail(r, r.pos, f"a {t.go} value must name a struct of the schema (key -1)")
+        fail_unnamed_iface(r, t)
     return read_struct(r, sp, b)
+
+
+cdef int fail_unnamed_iface(Reader *r, TypePlan t) except -1:
+    """The map at r.pos names no struct of the schema: say why, at the byte that does."""
+    cdef Py_ssize_t start = r.pos, header = 0, n
+    cdef int64_t key = 0
+    cdef uint64_t ukey = 0
+    if map_count(r, r.buf[r.pos]) > 0:
+        start = r.pos
+        if read_wire_int(r, r.buf[r.pos], &key, &ukey) != INT_SIGNED or key != -1:
+            return reader_fail(r, start, f"a {t.go} value must name a struct of the schema (key -1 first), "
+                                         f"found {wire_type_name(r.buf[start])}")
+        need(r, 1)
+        n = str_length(r, r.buf[r.pos], &header)
+        if n < 0:
+            return reader_fail(r, r.pos, f"struct name (key -1) must be a str, found {wire_type_name(r.buf[r.pos])}")
+        name = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+        return reader_fail(r, r.pos, f"a {t.go} value must name a struct of the schema, "
+                                     f"not {name.decode('utf-8', 'replace')!r}")
+    return reader_fail(r, start, f"a {t.go} value must name a struct of the schema (key -1)")
 
 
 # -- interface{}: dynamic values ------------------------------------------------
@@ -720,7 +765,7 @@ cdef object read_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n):
 # -- skipping ---------------------------------------------------------------------
 
 cdef int skip_value(Reader *r) except -1:
-    """Step over one value of any type (unknown fields), bounded by max_depth."""
+    """Step over one value of any type (unknown fields), bounded as decoding is."""
     cdef unsigned char b
     cdef Py_ssize_t n, i, header = 0
     if r.pos >= r.end:

@@ -6,6 +6,7 @@ from typing import Any
 from ._model import SchemaDef
 
 DEFAULT_MAX_DEPTH: int
+OPTIMIZED_BUILD: bool
 
 class Codec:
     """Compiled plans for every struct of a schema; decode and encode."""

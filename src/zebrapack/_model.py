@@ -27,6 +27,11 @@ from ._gotype import GoType, GoTypeSyntaxError, parse_go_type
 MAX_ZID = 65535
 #: Largest fixed-array length accepted; a zero value allocates this many elements.
 MAX_ARRAY_LENGTH = 1 << 20
+#: Most values a struct's zero value may hold (fixed arrays nested in arrays and in
+#: struct values multiply), and how deep it may nest: a record that leaves its fields
+#: out builds their zero values, recursively.
+MAX_ZERO_VALUE_SIZE = 1 << 20
+MAX_ZERO_VALUE_DEPTH = 100
 
 
 class Kind(enum.IntEnum):
@@ -199,7 +204,11 @@ def parse_schema(document: object) -> SchemaDef:
     raw_structs = _raw_structs(document.get("Structs", {}))
     names = {name for name, _ in raw_structs}
     structs = {name: _parse_struct(name, raw, names) for name, raw in raw_structs}
-    _check_value_cycles(structs)
+    try:
+        _check_value_cycles(structs)
+    except RecursionError:
+        raise SchemaError("structs hold one another by value too deeply") from None
+    _check_zero_values(structs)
     return SchemaDef(
         source_package=package,
         structs=MappingProxyType(structs),
@@ -396,7 +405,7 @@ def _value_dependencies(type_ref: TypeRef) -> set[str]:
     """Structs a type holds by value (directly or in fixed arrays): they must be acyclic."""
     if type_ref.kind == Kind.STRUCT:
         return {type_ref.name}
-    if type_ref.kind == Kind.ARRAY and type_ref.length > 0:
+    if type_ref.kind == Kind.ARRAY:     # [0]T too: Go calls that an invalid recursive type
         return _value_dependencies(type_ref.elem_type)
     return set()
 
@@ -413,7 +422,8 @@ def value_dependency_order(structs: Mapping[str, StructDef]) -> list[str]:
                 continue
             for dependency in sorted(_value_dependencies(f.type)):
                 if state.get(dependency) == 1:
-                    cycle = " -> ".join(chain[chain.index(dependency):] + [name, dependency])
+                    path = chain + [name]
+                    cycle = " -> ".join(path[path.index(dependency):] + [dependency])
                     raise SchemaError(f"struct contains itself by value ({cycle}); "
                                       "use a pointer, slice or map", name, f.go_name)
                 if dependency not in state:
@@ -429,3 +439,30 @@ def value_dependency_order(structs: Mapping[str, StructDef]) -> list[str]:
 
 def _check_value_cycles(structs: Mapping[str, StructDef]) -> None:
     value_dependency_order(structs)
+
+
+def _zero_value_shape(type_ref: TypeRef, structs: Mapping[str, tuple[int, int]]) -> tuple[int, int]:
+    """How many values the zero value of a type holds (a [N]byte is one), and how deep it nests."""
+    if type_ref.kind == Kind.STRUCT:
+        return structs[type_ref.name]
+    if type_ref.kind == Kind.ARRAY and type_ref.elem_type.kind not in BYTE_KINDS:
+        size, depth = _zero_value_shape(type_ref.elem_type, structs)
+        return 1 + type_ref.length * size, depth + 1
+    return 1, 0
+
+
+def _check_zero_values(structs: Mapping[str, StructDef]) -> None:
+    shapes: dict[str, tuple[int, int]] = {}
+    for name in value_dependency_order(structs):      # a struct after those it holds by value
+        size, depth = 1, 1
+        for f in structs[name].fields:
+            if f.type is not None:
+                field_size, field_depth = _zero_value_shape(f.type, shapes)
+                size, depth = size + field_size, max(depth, field_depth + 1)
+            if size > MAX_ZERO_VALUE_SIZE:
+                raise SchemaError(f"the zero value holds more than {MAX_ZERO_VALUE_SIZE} values "
+                                  "(fixed arrays too large)", name, f.go_name)
+            if depth > MAX_ZERO_VALUE_DEPTH:
+                raise SchemaError(f"the zero value nests more than {MAX_ZERO_VALUE_DEPTH} levels "
+                                  "(struct values and fixed arrays)", name, f.go_name)
+        shapes[name] = size, depth

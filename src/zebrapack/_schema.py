@@ -150,7 +150,7 @@ def read_schema_document(source: SchemaSource) -> Mapping[str, Any]:
         if path.endswith(".json"):
             try:
                 document = json.loads(data)
-            except (ValueError, UnicodeDecodeError) as exc:
+            except (ValueError, RecursionError) as exc:     # UnicodeDecodeError is a ValueError
                 raise SchemaError(f"{path}: not a JSON schema: {exc}") from exc
             if not isinstance(document, Mapping):
                 raise SchemaError(f"{path}: a schema is a JSON object")
@@ -162,7 +162,7 @@ def read_schema_document(source: SchemaSource) -> Mapping[str, Any]:
 def _unpack_schema(data: bytes, where: str) -> Mapping[str, Any]:
     try:
         document = msgpack.unpackb(data, raw=False, strict_map_key=False)
-    except (ValueError, msgpack.UnpackException) as exc:
+    except (ValueError, TypeError, msgpack.UnpackException) as exc:    # TypeError: an unhashable map key
         raise SchemaError(f"{where}: not a msgpack2 schema: {exc}") from exc
     if not isinstance(document, Mapping):
         raise SchemaError(f"{where}: a schema is a map, not {type(document).__name__}")

@@ -1,0 +1,89 @@
+"""The decode target shared by the atheris fuzzer (``run_atheris.py``), the
+hypothesis mutation test and the replay of committed inputs.
+
+One input is decoded with every vector schema (and, for the schemas written
+without struct names on the wire, as each of their structs). Only
+``DecodeError`` may escape, its offset must lie inside the input, and whatever
+decodes must encode, and decode from that back to the same value.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import warnings
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+TESTS = Path(__file__).resolve().parent.parent
+VECTORS = TESTS / "vectors"
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+import zebrapack  # noqa: E402
+from typed_json import same  # noqa: E402
+from zebrapack import DecodeError  # noqa: E402
+
+#: Decoded values are compared recursively in Python: keep them well inside its recursion limit.
+FUZZ_MAX_DEPTH = 250
+#: A field path: "$" before any struct is known, else "Struct", then .Field, [index], [key], .<zid N>.
+PATH = re.compile(r"(\$|[A-Za-z_]\w*)([.\[].*)?\Z", re.DOTALL)
+
+
+@cache
+def configs() -> tuple[tuple[zebrapack.Schema, str | None], ...]:
+    """(schema, type) pairs an input is decoded with."""
+    found: list[tuple[zebrapack.Schema, str | None]] = []
+    for name in ("zp", "zpn", "mp", "evo1", "evo2", "iface"):
+        schema = zebrapack.load(VECTORS / "schemas" / f"{name}.z", max_depth=FUZZ_MAX_DEPTH)
+        found.append((schema, None))
+        if name in ("zpn", "mp"):
+            found.extend((schema, struct) for struct in schema.structs)
+    return tuple(found)
+
+
+def check_input(data: bytes) -> None:
+    """Raise AssertionError (or the unexpected exception) when the input breaks a rule."""
+    strict = bool(data) and bool(data[-1] & 1)      # both modes get their share of inputs
+    for schema, type_name in configs():
+        try:
+            value = schema.decode(data, type_name, strict=strict)
+        except DecodeError as error:
+            check_error(error, len(data))
+            continue
+        check_round_trip(schema, type_name, value)
+    schema = configs()[0][0]
+    try:
+        records = schema.decode_all(data)
+    except DecodeError as error:
+        check_error(error, len(data))
+        return
+    for record in records:
+        check_round_trip(schema, None, record)
+
+
+def check_error(error: DecodeError, size: int) -> None:
+    assert error.offset is not None and 0 <= error.offset <= size, f"offset {error.offset} outside 0..{size}"
+    assert PATH.match(error.path), f"malformed path {error.path!r}"
+
+
+def check_round_trip(schema: zebrapack.Schema, type_name: str | None, value: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        encoded = schema.encode(value)
+        again = schema.decode(encoded, type_name)
+        assert schema.encode(again) == encoded, "re-encoding what decoded changed the bytes"
+    if not has_key_unequal_to_itself(value):    # a NaN key matches no key: the bytes compared above
+        same(again, value)
+
+
+def has_key_unequal_to_itself(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(key != key or has_key_unequal_to_itself(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(has_key_unequal_to_itself(item) for item in value)
+    slots = getattr(type(value), "__slots__", None)
+    if slots is not None and not isinstance(value, (str, bytes)):
+        return any(has_key_unequal_to_itself(getattr(value, name, None)) for name in slots)
+    return False
