@@ -73,7 +73,7 @@ cdef class Codec:
         if plan is None:
             named = peek_struct_plan(r)
             if named is None:
-                reader_fail(r, r.pos, "the record names no struct of this schema (key -1); pass type=")
+                reader_fail(r, r.pos, "the record names no struct of this schema (key -1): its type must be given")
             plan = named
         r.trail.root = <PyObject *>plan.name
         return read_struct(r, plan, b)

@@ -99,6 +99,7 @@ cdef extern from "zp_stack.h":
 cdef extern from "Python.h":
     int _PyBytes_Resize(PyObject **bytes, Py_ssize_t newsize) except -1
     int PyDict_SetItem(object d, object key, object value) except -1
+    dict _PyDict_NewPresized(Py_ssize_t minused)
     int PyErr_WarnEx(object category, const char *message, Py_ssize_t stacklevel) except -1
     unsigned long long PyLong_AsUnsignedLongLong(object pylong) except? -1
 

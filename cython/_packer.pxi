@@ -179,11 +179,11 @@ cdef int put_ext_header(Writer *w, Py_ssize_t n, int8_t code) except -1:
     if n == 1 or n == 2 or n == 4 or n == 8 or n == 16:
         p[0] = 0xd4 + (0 if n == 1 else 1 if n == 2 else 2 if n == 4 else 3 if n == 8 else 4)
         w.pos += 1
-    elif n <= 0xff:
+    elif n < 0xff:      # msgp's thresholds: ext8 below 255 bytes, ext16 below 65535
         p[0] = 0xc7
         p[1] = <unsigned char>n
         w.pos += 2
-    elif n <= 0xffff:
+    elif n < 0xffff:
         p[0] = 0xc8
         zp_store_u16(p + 1, <uint16_t>n)
         w.pos += 3
@@ -444,9 +444,7 @@ cdef int write_time(Writer *w, TypePlan t, object value, bint omit, bint field_l
 
 
 cdef int write_ext(Writer *w, TypePlan t, object value, bint omit) except -1:
-    if value is None:
-        if omit:
-            return 0
+    if value is None:           # never "empty" to the reference generator: nil is written
         return put_byte(w, 0xc0) + 1
     if not isinstance(value, _ExtTypes):
         return writer_type_error(w, t, value)
@@ -591,8 +589,12 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
 
 
 cdef list unknown_entries(Writer *w, StructPlan sp, object obj):
-    """The preserved unknown entries of obj as (zid or tag, raw value), zids first in order."""
+    """The preserved unknown entries of obj as (zid or tag, raw value), zids first in order.
+
+    An entry whose zid or tag is a field of this schema yields to the field (an
+    instance read by an older schema, written by a newer one that knows it)."""
     cdef PyObject *slot
+    cdef list kept = []
     if sp.unknown_offset >= 0 and Py_TYPE(obj) == sp.tp:
         slot = zp_slot_get(obj, sp.unknown_offset)
         entries = <object>slot if slot != NULL else None
@@ -605,7 +607,23 @@ cdef list unknown_entries(Writer *w, StructPlan sp, object obj):
     for key, raw in entries.items():
         if not isinstance(raw, bytes) or not (isinstance(key, str) or isinstance(key, int) and not isinstance(key, bool)):
             writer_fail(w, f"{UNKNOWN_ATTR} must map a zid (int) or tag (str) to raw msgpack bytes, not {key!r}: {raw!r}")
-    return sorted(entries.items(), key=_unknown_order)
+        if not _is_field_key(sp, key):
+            kept.append((key, raw))
+    return sorted(kept, key=_unknown_order)
+
+
+cdef bint _is_field_key(StructPlan sp, object key):
+    cdef Py_ssize_t zid
+    if isinstance(key, int):
+        if not 0 <= key < sp.zid_limit:
+            return False
+        zid = key
+        return sp.by_zid[zid] != NULL
+    encoded = (<str>key).encode("utf-8", "surrogatepass")
+    for item in sp.msgp_fields:
+        if (<FieldPlan>item).tag == encoded:
+            return True
+    return False
 
 
 def _unknown_order(entry):
@@ -663,9 +681,7 @@ cdef StructPlan plan_of_instance(Writer *w, object value):
 
 cdef int write_named_struct(Writer *w, TypePlan t, object value, bint omit) except -1:
     """An interface-typed field: any struct of the schema, always with its -1 name."""
-    if value is None:
-        if omit:
-            return 0
+    if value is None:           # never "empty" to the reference generator: nil is written
         return put_byte(w, 0xc0) + 1
     plan = plan_of_instance(w, value)
     if plan is None:
@@ -702,9 +718,9 @@ cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
     if kind == K_TIME:
         return write_time(w, t, value, omit, False)
     if kind == K_INTF:
+        # The reference generator treats interface{} fields as never empty
+        # (gen/omitempty.go): a nil one is written as nil, as zpn/Prims_max shows.
         if value is None:
-            if omit:
-                return 0
             return put_byte(w, 0xc0) + 1
         return write_any(w, value)
     if kind == K_IFACE:

@@ -459,11 +459,17 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         reader_type_error(r, t.go, b)
     if t.kind == K_ARRAY and n != t.length:
         reader_fail(r, r.pos, f"expected {t.go} ({t.length} elements), found an array of {n}")
+    cdef bint integers = K_UINT <= elem.kind <= K_INT64
     result = PyList_New(n)
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
-        item = read_value(r, elem)
+        # A positive fixint fits every integer kind: no dispatch needed.
+        if integers and r.pos < r.end and r.buf[r.pos] <= 0x7f:
+            item = PyLong_FromLongLong(r.buf[r.pos])
+            r.pos += 1
+        else:
+            item = read_value(r, elem)
         Py_INCREF(item)
         PyList_SET_ITEM(result, i, item)
     trail_leave(&r.trail)
@@ -475,7 +481,7 @@ cdef object read_map(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t i
     if n < 0:
         reader_type_error(r, t.go, b)
-    result = {}
+    result = _PyDict_NewPresized(n)       # n is bounded by the input's length
     reader_enter(r)
     for i in range(n):
         trail_key_reading(&r.trail)
@@ -621,22 +627,31 @@ cdef StructPlan find_plan(tuple plans, const unsigned char *name, Py_ssize_t n):
 
 
 cdef StructPlan peek_struct_plan(Reader *r):
-    """The plan named by the -1 entry of the map at r.pos (nothing consumed); None if absent or unknown."""
-    cdef Py_ssize_t save = r.pos, save_values_left = r.values_left
+    """The plan named by the -1 entry of the map at r.pos (nothing consumed); None if absent or unknown.
+
+    Only the map header and the first entry are looked at: the entry count is
+    checked by read_struct, once the struct (and so the error path's root) is known."""
+    cdef Py_ssize_t save = r.pos
     cdef Py_ssize_t header = 0
     cdef Py_ssize_t n
     cdef int64_t key = 0
     cdef uint64_t ukey = 0
     cdef StructPlan sp = None
-    n = map_count(r, r.buf[r.pos])
+    cdef unsigned char b = r.buf[r.pos]
+    if (b & 0xf0) == 0x80:
+        n = b & 0x0f
+        r.pos += 1
+    else:
+        need(r, 5 if b == 0xdf else 3)
+        n = zp_load_u32(r.buf + r.pos + 1) if b == 0xdf else zp_load_u16(r.buf + r.pos + 1)
+        r.pos += 5 if b == 0xdf else 3
     # -1 in any signed encoding, as read_struct takes it
-    if n > 0 and read_wire_int(r, r.buf[r.pos], &key, &ukey) == INT_SIGNED and key == -1:
+    if n > 0 and need(r, 1) == 0 and read_wire_int(r, r.buf[r.pos], &key, &ukey) == INT_SIGNED and key == -1:
         need(r, 1)
         n = str_length(r, r.buf[r.pos], &header)
         if n >= 0:
             sp = find_plan(<tuple>r.plans, r.buf + r.pos + header, n)
     r.pos = save
-    r.values_left = save_values_left
     return sp
 
 

@@ -109,7 +109,7 @@ def test_input_ending_inside_a_record_is_an_error_after_the_complete_records(tmp
     path = tmp_path / "cut.zpk"
     path.write_bytes(A_STREAM.read_bytes()[:120])
     typed = run_cli("dump", "-s", ZP, path)
-    assert error_line(typed).startswith(f"zebrapack dump: error: {path}: record 3: $: input ends inside a value")
+    assert error_line(typed).startswith(f"zebrapack dump: error: {path}: record 3: A: input ends inside a value")
     assert len(typed.stdout.splitlines()) == 2
     raw = run_cli("dump", path)
     assert error_line(raw) == (f"zebrapack dump: error: {path}: record 3: $: input ends inside a value: "
@@ -120,7 +120,7 @@ def test_input_ending_inside_a_record_is_an_error_after_the_complete_records(tmp
 def test_records_without_struct_names_need_type() -> None:
     path = VECTORS / "zpn/A_seed.zpk"
     assert error_line(run_cli("dump", "-s", SCHEMAS / "zpn.z", path)) == (
-        f"zebrapack dump: error: {path}: record 1: $: the record names no struct of this schema (key -1); "
+        f"zebrapack dump: error: {path}: record 1: $: the record names no struct of this schema (key -1): "
         f"give --type (byte offset 0)")
 
 

@@ -262,7 +262,8 @@ def test_float32_nan_payload_and_negative_zero_survive(zp: zebrapack.Schema) -> 
     nan_bits = b"\x7f\x80\x00\x03"          # a signalling NaN with payload 3
     prims = zp.decode(record("Prims", b"\x02\xca" + nan_bits, b"\x03\xcb" + struct.pack(">d", -0.0)))
     assert math.isnan(prims.F32) and math.copysign(1, prims.F64) == -1
-    assert zp.encode(prims) == record("Prims", b"\x02\xca" + nan_bits, b"\x03\xcb" + struct.pack(">d", -0.0))
+    assert zp.encode(prims) == record("Prims", b"\x02\xca" + nan_bits, b"\x03\xcb" + struct.pack(">d", -0.0),
+                                      b"\x13\xc0")
 
 
 def test_complex128_field_takes_complex64_unless_strict(zp: zebrapack.Schema) -> None:

@@ -25,9 +25,11 @@ def zp() -> zebrapack.Schema:
 
 
 def prims_bytes(zp: zebrapack.Schema, **fields: Any) -> bytes:
-    """The single-field part of an encoded Prims (after the -1 name)."""
+    """The entries of an encoded Prims after the -1 name, without the nil Any
+    (an interface{} field is never empty: Go writes nil, `13 c0`)."""
     data = zp.encode(zp.types.Prims(**fields))
-    return data[len(b"\x82\xff\xa5Prims"):]
+    assert data[1:8] == b"\xff\xa5Prims" and data.endswith(b"\x13\xc0")
+    return data[8:-2]
 
 
 # -- the reference's choices -------------------------------------------------------
@@ -79,7 +81,7 @@ def test_aware_datetimes_in_any_zone_are_written_in_utc(zp: zebrapack.Schema) ->
     assert zp.decode(zp.encode(zp.types.A(Bday=local))).Bday.tzinfo is UTC
 
 
-def test_zero_values_are_left_out_but_arrays_and_nested_structs_are_kept(zp: zebrapack.Schema) -> None:
+def test_zero_values_are_left_out_but_arrays_nested_structs_and_interfaces_are_kept(zp: zebrapack.Schema) -> None:
     assert zp.encode(zp.types.A()) == b"\x81\xff\xa1A"
     assert zp.encode(zp.types.Compound()) == (VECTORS / "zp" / "Compound_zero.zpk").read_bytes()
 
@@ -272,11 +274,25 @@ def test_unset_slot_is_refused(zp: zebrapack.Schema) -> None:
     (msgpack.ExtType(9, b"z"), "d4097a"),
 ])
 def test_interface_values_take_their_python_type(zp: zebrapack.Schema, value: object, wire: str) -> None:
-    encoded = zp.encode(zp.types.Prims(Any=value))
-    if value is None:
-        assert encoded == b"\x81\xff\xa5Prims"
-    else:
-        assert encoded == b"\x82\xff\xa5Prims\x13" + bytes.fromhex(wire)
+    assert zp.encode(zp.types.Prims(Any=value)) == b"\x82\xff\xa5Prims\x13" + bytes.fromhex(wire)
+
+
+def test_nil_interface_fields_are_written_as_nil_like_the_reference() -> None:
+    # The reference generator never treats interface fields as empty (gen/omitempty.go);
+    # zpn/Prims_max pins it: its nil Any is on the wire as `13 c0`.
+    zpn = vector_schema("zpn.z")
+    assert zpn.encode(zpn.types.Prims(), structnames=False) == b"\x81\x13\xc0"
+    iface = vector_schema("iface.z")
+    assert iface.encode(iface.types.Zoo(), structnames=False) == b"\x81\x01\xc0"
+    assert iface.decode(iface.encode(iface.types.Zoo()), type="Zoo") == iface.types.Zoo()
+
+
+@pytest.mark.parametrize(("size", "header"), [
+    (254, "c7fe07"), (255, "c800ff07"), (65534, "c8fffe07"), (65535, "c90000ffff07")])
+def test_ext_headers_follow_the_msgp_runtime_thresholds(zp: zebrapack.Schema, size: int, header: str) -> None:
+    # msgp writes ext8 below 255 bytes and ext16 below 65535 (one less than the msgpack spec allows)
+    encoded = zp.encode(zp.types.Prims(Any=zebrapack.Ext(7, b"x" * size)))
+    assert encoded[len(b"\x82\xff\xa5Prims\x13"):].startswith(bytes.fromhex(header))
 
 
 def test_interface_dataclass_is_written_with_its_struct_name(zp: zebrapack.Schema) -> None:
@@ -388,6 +404,19 @@ def test_user_dataclasses_stand_in_for_generated_ones() -> None:
     assert type(decoded) is Inner and decoded == Inner(X=5, Y="y")
     assert schema.decode(vector_schema("zp.z").encode(vector_schema("zp.z").types.Compound(
         Inners=[vector_schema("zp.z").types.Inner(X=1)]))).Inners == [Inner(X=1)]
+
+
+def test_generated_classes_refer_to_the_user_classes_given() -> None:
+    @dataclasses.dataclass
+    class Inner:
+        X: int = 0
+        Y: str = ""
+
+    schema = zebrapack.load(VECTORS / "schemas" / "zp.z", types={"Inner": Inner})
+    compound = schema.types.Compound()
+    assert type(compound.Nested) is Inner
+    assert schema.types.Compound.__annotations__["Ptr"] == Inner | None
+    assert schema.decode(schema.encode(compound)) == compound
 
 
 def test_user_class_post_init_runs_on_decode() -> None:

@@ -12,9 +12,8 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import MANIFEST, case_id, vector_bytes, vector_schema
+from conftest import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
 from go_peer import GoPeer, go_peer  # noqa: F401  (go_peer is a fixture)
-from test_vectors import CROSS_VERSION, without_entries
 from typed_json import expected_value, same
 
 #: The schemas the peer has Go structs for (every struct of each).
@@ -27,14 +26,6 @@ INEXACT = [case for case in CASES if not case["byte_exact"]]
 
 def peer_roundtrip(peer: GoPeer, case: dict[str, Any], data: bytes) -> bytes:
     return peer.roundtrip(case["schema"].removesuffix(".z"), case["type"], data)
-
-
-def rewritten_by_reader(case: dict[str, Any]) -> bytes:
-    """The vector as its reader writes it again: a version that does not know some
-    entries (written by the other version) drops them."""
-    data = vector_bytes(case)
-    dropped = CROSS_VERSION.get(case_id(case))
-    return without_entries(data, dropped) if dropped else data
 
 
 def decode_records(case: dict[str, Any], data: bytes) -> list[Any]:
@@ -55,7 +46,7 @@ def python_reencoding(case: dict[str, Any]) -> bytes:
 
 @pytest.mark.parametrize("case", BYTE_EXACT, ids=case_id)
 def test_go_peer_rewrites_reference_vector_byte_for_byte(go_peer: GoPeer, case: dict[str, Any]) -> None:
-    assert peer_roundtrip(go_peer, case, vector_bytes(case)) == rewritten_by_reader(case)
+    assert peer_roundtrip(go_peer, case, vector_bytes(case)) == reencoded_by_reader(case)
 
 
 @pytest.mark.parametrize("case", INEXACT, ids=case_id)
@@ -68,8 +59,6 @@ def test_go_peer_rewrites_inexact_vector_to_its_expected_value(go_peer: GoPeer, 
 def test_go_reads_python_reencoding_of_vector_back_to_the_vector(go_peer: GoPeer, case: dict[str, Any]) -> None:
     rewritten = peer_roundtrip(go_peer, case, python_reencoding(case))
     if case["byte_exact"]:
-        # zpn/Prims_max included: zebrapack leaves its nil interface{} out (see
-        # test_vectors.NIL_ANY_WRITTEN), Go writes it again as the vector has it.
-        assert rewritten == rewritten_by_reader(case)
+        assert rewritten == reencoded_by_reader(case)
     else:
         same(decode_records(case, rewritten), decode_records(case, vector_bytes(case)))

@@ -136,3 +136,13 @@ def test_malformed_unknown_entries_are_an_encode_error(evo1: zebrapack.Schema) -
     person.zebrapack_unknown = {3: "not bytes"}
     with warnings.catch_warnings(), pytest.raises(zebrapack.EncodeError, match="raw msgpack bytes"):
         evo1.encode(person)
+
+
+def test_unknown_entry_whose_zid_the_schema_knows_yields_to_the_field(evo1: zebrapack.Schema) -> None:
+    # An instance read by an older schema and written by a newer one that knows the zid:
+    # the field is written once, from the instance, not a second time from the raw entry.
+    person = evo1.types.Person(Name="n", Email="e")
+    person.zebrapack_unknown = {2: b"\x2a", 7: b"\xc3"}
+    data = evo1.encode(person)
+    assert evo1.decode(data) == person
+    assert data.count(b"\x02\xa1e") == 1 and b"\x02\x2a" not in data and data.endswith(b"\x07\xc3")

@@ -136,17 +136,22 @@ def unknown_field() -> Any:
     return dataclasses.field(default=None, init=False, repr=False, compare=False)
 
 
-def build_dataclasses(schema: SchemaDef, module: str | None = None,
-                      preserve_unknown: bool = False) -> dict[str, type]:
-    """One slots dataclass per struct of the schema, by struct name.
+def build_dataclasses(schema: SchemaDef, module: str | None = None, preserve_unknown: bool = False,
+                      given: Mapping[str, type] | None = None) -> dict[str, type]:
+    """One slots dataclass per struct of the schema, by struct name, except those in
+    ``given`` (the user's own classes, which the generated ones then refer to).
 
     ``preserve_unknown`` adds the ``zebrapack_unknown`` field (see ``unknown_field``).
     """
     package = schema.source_package
     module = module or f"zebrapack.schemas.{package or 'anonymous'}"
-    classes: dict[str, type] = {}
+    classes: dict[str, type] = dict(given or {})
+    generated: list[str] = []
     # By-value dependencies first: a nested struct's default needs its class.
     for name in value_dependency_order(schema.structs):
+        if name in classes:
+            continue
+        generated.append(name)
         struct = schema.structs[name]
         spec = []
         for f in struct.wire_fields:
@@ -161,7 +166,8 @@ def build_dataclasses(schema: SchemaDef, module: str | None = None,
         cls.__module__ = module
         classes[name] = cls
     # Annotations need every class (recursive types refer to themselves).
-    for name, cls in classes.items():
+    for name in generated:
+        cls = classes[name]
         for f in schema.structs[name].wire_fields:
             assert f.type is not None
             hint = annotation(f.type, classes, field_level=True)

@@ -14,6 +14,7 @@ from ._core import DEFAULT_MAX_DEPTH, Codec
 from ._document import schema_document
 from ._errors import SchemaError
 from ._model import SchemaDef, StructDef, parse_schema
+from ._stream import BinaryReader, RecordWriter, iter_records
 from ._types import check_user_classes
 
 
@@ -62,12 +63,12 @@ class Schema(Codec):
         max_depth: int = DEFAULT_MAX_DEPTH,
         preserve_unknown: bool = False,
     ) -> None:
-        generated = build_dataclasses(model, preserve_unknown=preserve_unknown)
-        if types is not None:
-            generated.update(check_user_classes(model, types, preserve_unknown))
-        super().__init__(model, generated, max_depth=max_depth, preserve_unknown=preserve_unknown)
+        given = check_user_classes(model, types, preserve_unknown) if types is not None else {}
+        # The generated classes refer to the given ones (nested defaults, annotations).
+        classes = build_dataclasses(model, preserve_unknown=preserve_unknown, given=given)
+        super().__init__(model, classes, max_depth=max_depth, preserve_unknown=preserve_unknown)
         self._model = model
-        self._types = Types(generated)
+        self._types = Types(classes)
 
     def dump(self, path: str | os.PathLike[str]) -> None:
         """Write the schema as ``path`` (a ``.z``, msgpack2) and ``path`` + ``.json`` beside it."""
@@ -106,7 +107,7 @@ class Schema(Codec):
 
     def iter_decode(
         self,
-        source: bytes | bytearray | memoryview | IO[bytes],
+        source: bytes | bytearray | memoryview | BinaryReader,
         type: str | type | None = None,
         *,
         strict: bool = False,
@@ -115,15 +116,11 @@ class Schema(Codec):
     ) -> Iterator[Any]:
         """Yield the records of a stream: a bytes-like object, or a binary file read
         incrementally (memory stays within one record plus ``chunk_size``)."""
-        from ._stream import iter_records
-
         return iter_records(self, source, type, strict=strict, chunk_size=chunk_size,
                             max_record_size=max_record_size)
 
-    def writer(self, fileobj: IO[bytes], **options: Any) -> Any:
+    def writer(self, fileobj: IO[bytes], **options: Any) -> RecordWriter:
         """A ``RecordWriter`` appending encoded records to a binary file (see ``RecordWriter``)."""
-        from ._stream import RecordWriter
-
         return RecordWriter(self, fileobj, **options)
 
     def __repr__(self) -> str:

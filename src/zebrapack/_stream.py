@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import msgpack
 
@@ -22,13 +22,19 @@ if TYPE_CHECKING:
     from ._schema import Schema
 
 
+class BinaryReader(Protocol):
+    """What iter_decode and open_stream need of a file: ``read`` returning bytes."""
+
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
 def _is_buffer(source: object) -> bool:
     return isinstance(source, (bytes, bytearray, memoryview))
 
 
 def iter_records(
     schema: Schema,
-    source: bytes | bytearray | memoryview | IO[bytes],
+    source: bytes | bytearray | memoryview | BinaryReader,
     type: Any = None,
     *,
     strict: bool = False,
@@ -154,7 +160,7 @@ class SchemaStream:
 MAX_SCHEMA_SIZE = 16 << 20
 
 
-def open_stream(source: str | os.PathLike[str] | bytes | bytearray | memoryview | IO[bytes], *,
+def open_stream(source: str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryReader, *,
                 strict: bool = False, chunk_size: int = 1 << 16, **load_options: Any) -> SchemaStream:
     """Open a stream written with ``write_schema=True``: its first object is the schema.
 

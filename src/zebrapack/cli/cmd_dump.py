@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import IO, cast
+from typing import IO
 
 from .._errors import DecodeError
 from .._rawdump import iter_raw_records
@@ -74,14 +74,13 @@ def _dump_typed(source: MeteredInput, schema: Schema, args: argparse.Namespace, 
     count = 0
     with Progress("dump") as progress:
         try:
-            # iter_decode reads through ``read`` alone, which MeteredInput has.
-            for record in schema.iter_decode(cast(IO[bytes], source), args.type, chunk_size=CHUNK_SIZE):
+            for record in schema.iter_decode(source, args.type, chunk_size=CHUNK_SIZE):
                 count += 1
                 out.write(to_text(converter.to_json(record)).encode() + b"\n")
                 progress.update(count, source.bytes_read)
         except DecodeError as exc:
-            if args.type is None and "pass type=" in exc.reason:
-                exc = DecodeError(exc.reason.replace("pass type=", "give --type"), exc.path, exc.offset)
+            if args.type is None and "its type must be given" in exc.reason:
+                exc = DecodeError(exc.reason.replace("its type must be given", "give --type"), exc.path, exc.offset)
             raise record_error(name, count + 1, exc) from exc
         except TypedJsonError as exc:
             raise record_error(name, count, exc) from exc
