@@ -27,6 +27,7 @@ from conftest import vector_schema
 from go_peer import GoPeer, go_peer  # noqa: F401  (go_peer is a fixture)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import INTEGER_RANGES
 from typed_json import same
 
 import zebrapack
@@ -35,20 +36,6 @@ from zebrapack import Kind, TypeRef
 EXAMPLES = 120
 # Deep records take a while to generate on a slow CI machine: that is expected.
 ROUND_TRIP_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-INTEGER_RANGES = {
-    Kind.INT8: (-(2**7), 2**7 - 1),
-    Kind.INT16: (-(2**15), 2**15 - 1),
-    Kind.INT32: (-(2**31), 2**31 - 1),
-    Kind.INT64: (-(2**63), 2**63 - 1),
-    Kind.INT: (-(2**63), 2**63 - 1),
-    Kind.UINT8: (0, 2**8 - 1),
-    Kind.BYTE: (0, 2**8 - 1),
-    Kind.UINT16: (0, 2**16 - 1),
-    Kind.UINT32: (0, 2**32 - 1),
-    Kind.UINT64: (0, 2**64 - 1),
-    Kind.UINT: (0, 2**64 - 1),
-}
 
 UTC = timezone.utc
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
