@@ -161,18 +161,12 @@ cdef class Codec:
     # -- encoding -------------------------------------------------------------
 
     cdef StructPlan _plan_of(self, object obj):
-        plan = self._by_class.get(type(obj))
-        if plan is None:
-            for base in type(obj).__mro__[1:]:
-                plan = self._by_class.get(base)
-                if plan is not None:
-                    break
+        plan = plan_of_instance(self._by_class, obj)
         if plan is None:
             raise _EncodeError(f"{type(obj).__name__} is not a struct type of this schema", "$", None)
         return <StructPlan>plan
 
-    cdef int _run_encode(self, Writer *w, object obj, bint structnames, str mode) except -1:
-        cdef StructPlan plan = self._plan_of(obj)
+    cdef int _run_encode(self, Writer *w, StructPlan plan, object obj, bint structnames, str mode) except -1:
         w.msgp = _mode_is_msgp(mode)
         w.structnames = structnames and not w.msgp
         w.by_class = <PyObject *>self._by_class
@@ -211,7 +205,7 @@ cdef class Codec:
         del out
         try:
             w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
-            self._run_encode(&w, obj, structnames, mode)
+            self._run_encode(&w, plan, obj, structnames, mode)
             _PyBytes_Resize(&w.out_bytes, w.pos)
             result = <object>w.out_bytes
         finally:
@@ -241,7 +235,7 @@ cdef class Codec:
         w.has_view = True
         w.data = <unsigned char *>w.view.buf
         try:
-            self._run_encode(&w, obj, structnames, mode)
+            self._run_encode(&w, plan, obj, structnames, mode)
         except BaseException:
             w.pos = offset
             raise

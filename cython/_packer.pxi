@@ -563,8 +563,10 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         omit = fp.omitempty or not w.msgp
         if fp.time_field:
             written = write_time(w, fp.type, value, omit, True)
-        elif fp.pointee is not None and value is not None:
-            written = write_value(w, fp.pointee, value, False)
+        elif fp.type.kind == K_POINTER and value is not None:
+            # a non-nil *T is written as T without the pointer's own C frame
+            # (pointer fields are how structs recurse deeply)
+            written = write_value(w, fp.type.elem, value, False)
         else:
             written = write_value(w, fp.type, value, omit)
         if written:
@@ -667,9 +669,8 @@ cdef int warn_deprecated(StructPlan sp, FieldPlan fp) except -1:
     return PyErr_WarnEx(DeprecationWarning, message, 1)
 
 
-cdef StructPlan plan_of_instance(Writer *w, object value):
+cdef StructPlan plan_of_instance(dict by_class, object value):
     """The struct plan of a schema instance (its class or a base of it), or None."""
-    cdef dict by_class = <dict>w.by_class
     plan = by_class.get(type(value))
     if plan is None:
         for base in type(value).__mro__[1:]:
@@ -683,7 +684,7 @@ cdef int write_named_struct(Writer *w, TypePlan t, object value, bint omit) exce
     """An interface-typed field: any struct of the schema, always with its -1 name."""
     if value is None:           # never "empty" to the reference generator: nil is written
         return put_byte(w, 0xc0) + 1
-    plan = plan_of_instance(w, value)
+    plan = plan_of_instance(<dict>w.by_class, value)
     if plan is None:
         return writer_type_error(w, t, value, "not an instance of a struct of this schema")
     return write_struct(w, <StructPlan>plan, value, True)
@@ -735,7 +736,8 @@ cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
 # -- interface{}: dynamic values ------------------------------------------------
 
 cdef int write_any(Writer *w, object value) except -1:
-    """interface{}: the msgpack type follows the Python type."""
+    """interface{}: the msgpack type follows the Python type. Lists and dicts are
+    written here, recursing into write_any directly, to keep nesting frames small."""
     cdef int overflow = 0
     cdef long long sv
     cdef int64_t seconds
@@ -799,7 +801,7 @@ cdef int write_any(Writer *w, object value) except -1:
         if written != n or PyDict_Size(value) != n:
             writer_fail(w, "dict changed size while it was encoded")
         return 1
-    plan = plan_of_instance(w, value)
+    plan = plan_of_instance(<dict>w.by_class, value)
     if plan is not None:
         return write_struct(w, <StructPlan>plan, value, not w.msgp)
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")

@@ -71,8 +71,6 @@ cdef class FieldPlan:
     cdef bytes tag                  # FieldTagName, UTF-8
     cdef Py_ssize_t offset          # member slot offset in instances, or -1
     cdef bint time_field            # a time.Time value field: Go's zero instant <-> None
-    cdef TypePlan pointee           # T of a *T field: a non-nil value skips the pointer's own
-                                    # C frame (pointer fields are how structs recurse deeply)
     cdef bint omitempty
     cdef bint deprecated
     cdef bint warned                # the DeprecationWarning was given
@@ -222,7 +220,6 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         fp.tag_key = _msgpack_str(f.tag_name)
         fp.offset = slot_offset(plan.cls, fp.attr)
         fp.time_field = fp.type.kind == K_TIME
-        fp.pointee = fp.type.elem if fp.type.kind == K_POINTER else None
         fp.omitempty = f.omit_empty
         fp.deprecated = f.deprecated
         by_declaration.append(fp)

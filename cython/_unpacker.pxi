@@ -583,8 +583,10 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         trail_field(&r.trail, fp)
         if fp.time_field:
             value = read_time(r, True)
-        elif fp.pointee is not None and r.pos < r.end and r.buf[r.pos] != 0xc0:
-            value = read_value(r, fp.pointee)
+        elif fp.type.kind == K_POINTER and r.pos < r.end and r.buf[r.pos] != 0xc0:
+            # a non-nil *T is read as T without the pointer's own C frame
+            # (pointer fields are how structs recurse deeply)
+            value = read_value(r, fp.type.elem)
         else:
             value = read_value(r, fp.type)
         if slots:
@@ -689,6 +691,8 @@ cdef int fail_unnamed_iface(Reader *r, TypePlan t) except -1:
 # -- interface{}: dynamic values ------------------------------------------------
 
 cdef object read_any(Reader *r):
+    # Lists and maps are read here, not through read_list/read_map: the loop
+    # recursing into read_any directly keeps each nesting level's C frames small.
     cdef unsigned char b
     cdef Py_ssize_t n, i, header = 0
     cdef int64_t sv = 0

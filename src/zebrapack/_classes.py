@@ -2,8 +2,9 @@
 
 One ``@dataclass(slots=True)`` per struct: attributes are the Go field names
 in zid order (Skip fields have none), annotations and defaults follow the
-mapping table of tests/vectors/README.md. ``zero_value`` gives the zero of
-any type; the decoder uses the same rule for absent fields.
+mapping table of tests/vectors/README.md. ``zero_factory`` gives the zero of
+any type (the compiled core's make_zero follows the same rule for absent
+fields; tests check that an empty record decodes to each class's default).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ._ext import Ext
-from ._model import Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
+from ._model import INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
 
 #: Go's zero time.Time where a time sits inside a container.
 GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
@@ -37,8 +38,7 @@ def zero_factory(type_ref: TypeRef, classes: Mapping[str, type]) -> tuple[bool, 
     kind = type_ref.kind
     if kind in _IMMUTABLE_ZEROS:
         return True, _IMMUTABLE_ZEROS[kind]
-    if kind in (Kind.UINT, Kind.UINT8, Kind.UINT16, Kind.UINT32, Kind.UINT64, Kind.BYTE,
-                Kind.INT, Kind.INT8, Kind.INT16, Kind.INT32, Kind.INT64):
+    if kind in INTEGER_KINDS:
         return True, 0
     if kind == Kind.SLICE:
         return False, list
@@ -71,11 +71,6 @@ class _ArrayZero:
 
     def __repr__(self) -> str:
         return f"<zero of a {self.length}-element array>"
-
-
-def zero_value(type_ref: TypeRef, classes: Mapping[str, type]) -> Any:
-    immutable, zero = zero_factory(type_ref, classes)
-    return zero if immutable else zero()
 
 
 def annotation(type_ref: TypeRef, classes: Mapping[str, type], field_level: bool = False) -> Any:

@@ -71,7 +71,6 @@ class Kind(enum.IntEnum):
 
 PRIMITIVE_KINDS = frozenset(Kind(k) for k in range(1, 22))
 INTEGER_KINDS = frozenset(Kind(k) for k in range(7, 18))
-UNSIGNED_KINDS = frozenset(Kind(k) for k in range(7, 13))
 BYTE_KINDS = frozenset({Kind.BYTE, Kind.UINT8})
 
 #: Go spelling of each primitive kind.
