@@ -56,8 +56,8 @@ import datetime as _datetime_module
 from msgpack import ExtType as _MsgpackExtType
 
 from zebrapack._errors import DecodeError, EncodeError
-from zebrapack._ext import Ext
-from zebrapack._timestamp import Timestamp
+from zebrapack.values.ext import Ext
+from zebrapack.values.timestamp import Timestamp
 
 import_datetime()
 

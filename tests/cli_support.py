@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import VECTORS
 
 import zebrapack
 from zebrapack.cli import main
-
-from conftest import VECTORS
 
 SCHEMAS = VECTORS / "schemas"
 # The zebrapack the tests import (the source tree here, the installed package

@@ -9,8 +9,8 @@ from conftest import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import SchemaError, check_compatible
-from zebrapack._document import schema_document
-from zebrapack._goschema import compile_go_schema
+from zebrapack.golang.compiler import compile_go_schema
+from zebrapack.schema.document import schema_document
 
 PERSON = """package people
 

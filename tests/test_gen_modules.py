@@ -21,8 +21,8 @@ from typed_json import expected_value, same
 
 import zebrapack
 from zebrapack import SchemaError
-from zebrapack._model import python_name
 from zebrapack.codegen import generate_module
+from zebrapack.schema.model import python_name
 
 SCHEMA_NAMES = sorted(path.name.removesuffix(".z") for path in SCHEMAS.glob("*.z"))
 

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 import zebrapack
 from zebrapack import Kind, SchemaError, TypeRef
-from zebrapack._goemit import MSGP_IMPORT
-from zebrapack._goschema import compile_go_schema
-from zebrapack._model import BYTE_KINDS, PRIMITIVE_KINDS, FieldDef, SchemaDef, StructDef
+from zebrapack.golang.compiler import compile_go_schema
+from zebrapack.golang.emitter import MSGP_IMPORT
+from zebrapack.schema.model import BYTE_KINDS, PRIMITIVE_KINDS, FieldDef, SchemaDef, StructDef
 
 SCHEMAS = sorted(path.name for path in (VECTORS / "schemas").glob("*.z"))
 

@@ -11,8 +11,8 @@ from conftest import VECTORS, vector_bytes, vector_schema
 
 import zebrapack
 from zebrapack import GoSourceError, Kind, SchemaError, TypeRef
-from zebrapack._document import schema_document
-from zebrapack._goschema import compile_go_schema, read_go_schema
+from zebrapack.golang.compiler import compile_go_schema, read_go_schema
+from zebrapack.schema.document import schema_document
 
 SCHEMAS = sorted(path.stem for path in (VECTORS / "schemas").glob("*.go"))
 #: What a reader takes from each field besides its type tree.

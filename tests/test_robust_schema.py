@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import zebrapack
 from zebrapack import DecodeError, EncodeError, SchemaError
-from zebrapack._stream import MAX_SCHEMA_SIZE
+from zebrapack.streams.self_describing import MAX_SCHEMA_SIZE
 
 VECTOR_DOCUMENTS = {name: json.loads((VECTORS / "schemas" / f"{name}.z.json").read_text())
                     for name in ("zp", "zpn", "mp", "evo1", "evo2", "iface")}

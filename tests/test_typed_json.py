@@ -1,4 +1,4 @@
-"""Typed JSON <-> Python values by declared type (zebrapack._typed_json)."""
+"""Typed JSON <-> Python values by declared type (zebrapack.textformats.typed_json)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ import pytest
 from typed_json import same
 
 import zebrapack
-from zebrapack._typed_json import TypedJson, TypedJsonError, format_time, json_reader, json_writer, parse_time
+from zebrapack.textformats.typed_json import (
+    TypedJson,
+    TypedJsonError,
+    format_time,
+    json_reader,
+    json_writer,
+    parse_time,
+)
 
 UTC = timezone.utc
 

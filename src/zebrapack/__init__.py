@@ -9,18 +9,37 @@ This package reads and writes it byte for byte as the Go reference does::
     data = schema.encode(obj)           # strict: by the declared types
 """
 
-from ._compat import CompatibilityReport, Finding, check_compatible
 from ._core import DEFAULT_MAX_DEPTH
 from ._errors import DecodeError, EncodeError, SchemaError
-from ._ext import Ext
-from ._goemit import go_source
-from ._goschema import GoSourceError, schema_from_go
-from ._model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
-from ._pyschema import (GoKind, Retired, Zid, byte, complex64, complex128, float32, float64, int8, int16, int32,
-                        int64, schema_from_dataclasses, uint, uint8, uint16, uint32, uint64)
-from ._schema import Schema, Types, load
-from ._stream import RecordWriter, SchemaStream, open_stream
-from ._timestamp import Timestamp
+from .evolution.compat import CompatibilityReport, Finding, check_compatible
+from .evolution.from_dataclasses import (
+                                         GoKind,
+                                         Retired,
+                                         Zid,
+                                         byte,
+                                         complex64,
+                                         complex128,
+                                         float32,
+                                         float64,
+                                         int8,
+                                         int16,
+                                         int32,
+                                         int64,
+                                         schema_from_dataclasses,
+                                         uint,
+                                         uint8,
+                                         uint16,
+                                         uint32,
+                                         uint64,
+)
+from .golang.compiler import GoSourceError, schema_from_go
+from .golang.emitter import go_source
+from .schema.loader import Schema, Types, load
+from .schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
+from .streams.records import RecordWriter
+from .streams.self_describing import SchemaStream, open_stream
+from .values.ext import Ext
+from .values.timestamp import Timestamp
 
 __version__ = "0.1.0"
 

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from typing import Any
 
-from ._model import SchemaDef
+from .schema.model import SchemaDef
 
 DEFAULT_MAX_DEPTH: int
 OPTIMIZED_BUILD: bool

@@ -21,8 +21,9 @@ VECTORS = TESTS / "vectors"
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
-import zebrapack  # noqa: E402
 from typed_json import same  # noqa: E402
+
+import zebrapack  # noqa: E402
 from zebrapack import DecodeError  # noqa: E402
 
 #: Decoded values are compared recursively in Python: keep them well inside its recursion limit.

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from .._compat import SchemaLike, check_compatible
 from .._errors import SchemaError
-from .._goschema import read_go_schema
+from ..evolution.compat import SchemaLike, check_compatible
+from ..golang.compiler import read_go_schema
 from .common import CliError
 
 NAME = "check"

@@ -7,9 +7,9 @@ import sys
 from typing import IO
 
 from .._errors import DecodeError
-from .._rawdump import iter_raw_records
-from .._schema import Schema
-from .._typed_json import TypedJson, TypedJsonError, json_writer
+from ..schema.loader import Schema
+from ..textformats.rawdump import iter_raw_records
+from ..textformats.typed_json import TypedJson, TypedJsonError, json_writer
 from .common import CliError, binary_input, input_name, load_schema_arg, record_error, struct_arg
 from .progress import MeteredInput, Progress
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, TextIO
 
 from .._errors import EncodeError
-from .._typed_json import TypedJson, TypedJsonError, json_reader
+from ..textformats.typed_json import TypedJson, TypedJsonError, json_reader
 from .common import CliError, binary_input, binary_stdout, input_name, load_schema_arg, record_error, struct_arg
 from .progress import Progress
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from .._errors import SchemaError
-from .._goemit import go_source
+from ..golang.emitter import go_source
 from .common import CliError, load_schema_arg
 
 NAME = "go"

@@ -6,10 +6,10 @@ import argparse
 import json
 import os
 
-from .._document import schema_document
 from .._errors import SchemaError
-from .._goschema import read_go_schema
-from .._schema import Schema
+from ..golang.compiler import read_go_schema
+from ..schema.document import schema_document
+from ..schema.loader import Schema
 from .common import CliError
 
 NAME = "schema"

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from .._errors import SchemaError
-from .._schema import Schema, load
+from ..schema.loader import Schema, load
 
 
 class CliError(Exception):

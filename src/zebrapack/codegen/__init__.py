@@ -18,7 +18,7 @@ The output depends on the schema only: the same schema, from a ``.z`` or a
 
 from __future__ import annotations
 
-from .._model import SchemaDef
+from ..schema.model import SchemaDef
 from .emit import emit_module
 from .model import build_module
 

@@ -10,8 +10,8 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from .._classes import GO_ZERO_TIME, _ArrayZero
-from .._ext import Ext
+from ..schema.classes import GO_ZERO_TIME, _ArrayZero
+from ..values.ext import Ext
 from .model import StructRef, alias_of
 
 #: How the module spells the objects it imports, and the import each needs.

@@ -19,10 +19,10 @@ from typing import Any, ClassVar
 
 import msgpack
 
-from .._classes import annotation, field_default
-from .._document import schema_document
 from .._errors import SchemaError
-from .._model import FieldDef, Kind, SchemaDef, TypeRef, python_name, value_dependency_order
+from ..schema.classes import annotation, field_default
+from ..schema.document import schema_document
+from ..schema.model import FieldDef, Kind, SchemaDef, TypeRef, python_name, value_dependency_order
 
 #: Names the classes' code refers to: builtins and imports (a field of that
 #: name would hide them in a class body, a struct of that name everywhere).

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._model import GO_PRIMITIVE_NAMES, Kind, PRIMITIVE_KINDS, FieldDef, SchemaDef, TypeRef
+from .model import GO_PRIMITIVE_NAMES, PRIMITIVE_KINDS, FieldDef, Kind, SchemaDef, TypeRef
 
 # The Ztype "Str" the reference compiler writes for each primitive kind.
 _PRIMITIVE_STR = {**{kind: name for kind, name in GO_PRIMITIVE_NAMES.items()},

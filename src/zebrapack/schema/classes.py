@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from ._ext import Ext
-from ._model import INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
+from ..values.ext import Ext
+from .model import INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
 
 #: Go's zero time.Time where a time sits inside a container.
 GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)

@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Union
 
-from ._document import schema_document
-from ._errors import SchemaError
-from ._model import FieldDef, Kind, SchemaDef, StructDef, TypeRef, parse_schema
-from ._schema import Schema, SchemaSource, read_schema_document
+from .._errors import SchemaError
+from ..schema.document import schema_document
+from ..schema.loader import Schema, SchemaSource, read_schema_document
+from ..schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef, parse_schema
 
 #: What ``check_compatible`` compares: a loaded schema, a model, a schema file
 #: (``.z`` or ``.z.json``), ``.z`` bytes or a schema document.

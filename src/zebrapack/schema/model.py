@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from ._errors import SchemaError
-from ._gotype import GoType, GoTypeSyntaxError, parse_go_type
+from .._errors import SchemaError
+from ..golang.syntax import GoType, GoTypeSyntaxError, parse_go_type
 
 #: Largest zid accepted (Cap'n Proto's ordinal limit); zids index dense tables.
 MAX_ZID = 65535

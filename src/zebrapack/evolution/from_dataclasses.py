@@ -40,14 +40,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Annotated, Any
 
-from ._classes import UNKNOWN_ATTR
-from ._compat import check_zid_sequence
-from ._core import DEFAULT_MAX_DEPTH
-from ._document import schema_document
-from ._errors import SchemaError
-from ._ext import Ext
-from ._model import FieldDef, Kind, SchemaDef, StructDef, TypeRef, parse_schema
-from ._schema import Schema
+from .._core import DEFAULT_MAX_DEPTH
+from .._errors import SchemaError
+from ..schema.classes import UNKNOWN_ATTR
+from ..schema.document import schema_document
+from ..schema.loader import Schema
+from ..schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef, parse_schema
+from ..values.ext import Ext
+from .compat import check_zid_sequence
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,13 @@ from typing import IO, Any
 
 import msgpack
 
-from ._classes import build_dataclasses
-from ._core import DEFAULT_MAX_DEPTH, Codec
-from ._document import schema_document
-from ._errors import SchemaError
-from ._model import SchemaDef, StructDef, parse_schema
-from ._stream import BinaryReader, RecordWriter, iter_records
-from ._types import check_user_classes
+from .._core import DEFAULT_MAX_DEPTH, Codec
+from .._errors import SchemaError
+from ..streams.records import BinaryReader, RecordWriter, iter_records
+from .classes import build_dataclasses
+from .document import schema_document
+from .model import SchemaDef, StructDef, parse_schema
+from .user_classes import check_user_classes
 
 
 class Types(Mapping[str, type]):

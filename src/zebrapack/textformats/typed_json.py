@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from ._classes import GO_ZERO_TIME
-from ._ext import Ext
-from ._model import BYTE_KINDS, INTEGER_KINDS, Kind, StructDef, TypeRef
-from ._timestamp import Timestamp
+from ..schema.classes import GO_ZERO_TIME
+from ..schema.model import BYTE_KINDS, INTEGER_KINDS, Kind, StructDef, TypeRef
+from ..values.ext import Ext
+from ..values.timestamp import Timestamp
 
 if TYPE_CHECKING:
-    from ._schema import Schema
+    from ..schema.loader import Schema
 
 #: The float64 bits of ``math.nan``: a NaN with these bits needs no ``$bits``.
 DEFAULT_NAN_BITS = 0x7FF8000000000000

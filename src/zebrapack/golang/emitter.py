@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ._errors import SchemaError
-from ._gotype import GO_KEYWORDS
-from ._model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
+from .._errors import SchemaError
+from ..schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
+from .syntax import GO_KEYWORDS
 
 #: The package of the reference runtime (msgp.Extension, the interfaces of generated code).
 MSGP_IMPORT = "github.com/glycerine/zebrapack/msgp"

@@ -24,9 +24,9 @@ from datetime import datetime, timedelta, timezone
 from types import MappingProxyType
 from typing import Protocol
 
-from ._errors import DecodeError
-from ._timestamp import Timestamp
-from ._typed_json import format_time
+from .._errors import DecodeError
+from ..values.timestamp import Timestamp
+from .typed_json import format_time
 
 #: Longest str (in characters) and bin (in bytes) shown in full; longer ones are cut.
 SHOWN_STR = 60

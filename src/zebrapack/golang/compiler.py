@@ -29,14 +29,23 @@ import os
 import re
 from types import MappingProxyType
 
-from ._compat import check_zid_sequence
-from ._core import DEFAULT_MAX_DEPTH
-from ._document import schema_document
-from ._errors import SchemaError
-from ._gotype import GoField, GoFile, GoType, GoTypeDecl, GoTypeSyntaxError, parse_go_file, unquote_go_string
-from ._model import (BYTE_KINDS, GO_PRIMITIVE_NAMES, MAX_ARRAY_LENGTH, FieldDef, Kind, SchemaDef, StructDef,
-                     TypeRef, parse_schema)
-from ._schema import Schema
+from .._core import DEFAULT_MAX_DEPTH
+from .._errors import SchemaError
+from ..evolution.compat import check_zid_sequence
+from ..schema.document import schema_document
+from ..schema.loader import Schema
+from ..schema.model import (
+    BYTE_KINDS,
+    GO_PRIMITIVE_NAMES,
+    MAX_ARRAY_LENGTH,
+    FieldDef,
+    Kind,
+    SchemaDef,
+    StructDef,
+    TypeRef,
+    parse_schema,
+)
+from .syntax import GoField, GoFile, GoType, GoTypeDecl, GoTypeSyntaxError, parse_go_file, unquote_go_string
 
 #: The constant that holds the schema id.
 SCHEMA_ID_CONST = "zebraSchemaId64"

@@ -10,7 +10,8 @@ decode -> encode reproduces the bytes. A ``Timestamp`` behaves as the UTC
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, tzinfo as _tzinfo
+from datetime import datetime, timedelta
+from datetime import tzinfo as _tzinfo
 from typing import Any
 
 

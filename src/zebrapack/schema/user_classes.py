@@ -15,9 +15,9 @@ import inspect
 from collections.abc import Mapping
 from types import ModuleType
 
-from ._classes import UNKNOWN_ATTR
-from ._errors import SchemaError
-from ._model import SchemaDef, StructDef, python_name
+from .._errors import SchemaError
+from .classes import UNKNOWN_ATTR
+from .model import SchemaDef, StructDef, python_name
 
 
 def check_user_classes(schema: SchemaDef, types: Mapping[str, type] | object,

@@ -1,0 +1,145 @@
+"""Streams of records: reading them incrementally and writing them.
+
+A stream is records concatenated (each is a self-delimiting msgpack map).
+Optionally its first object is the schema itself, the ``.z`` document as one
+msgpack map (``schema.writer(f, write_schema=True)``); ``self_describing``
+reads such a stream back without a separate schema file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import IO, Any, Protocol
+
+import msgpack
+
+from .._errors import DecodeError
+from ..schema.document import schema_document
+from ..schema.model import SchemaDef
+
+
+class Schema(Protocol):
+    """What a stream needs of a ``zebrapack.Schema`` (declared here so that the
+    loader depends on streams and not the reverse)."""
+
+    @property
+    def model(self) -> SchemaDef: ...
+
+    def _decode_at(self, data: bytes | bytearray | memoryview, start: int, type: Any = None,
+                   strict: bool = False, base: int = 0, stop: int = -1,
+                   partial: bool = False) -> tuple[Any, int]: ...
+
+    def encode_into(self, obj: Any, buffer: bytearray, offset: int = 0, *, structnames: bool = True,
+                    mode: str = "zebrapack") -> None: ...
+
+
+class BinaryReader(Protocol):
+    """What iter_decode and open_stream need of a file: ``read`` returning bytes."""
+
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
+def _is_buffer(source: object) -> bool:
+    return isinstance(source, (bytes, bytearray, memoryview))
+
+
+def iter_records(
+    schema: Schema,
+    source: bytes | bytearray | memoryview | BinaryReader,
+    type: Any = None,
+    *,
+    strict: bool = False,
+    chunk_size: int = 1 << 16,
+    max_record_size: int = 1 << 28,
+    prefix: bytes = b"",
+    base: int = 0,
+) -> Iterator[Any]:
+    """The records of a bytes-like stream or of a binary file read chunk by chunk.
+
+    For files, memory holds one record plus a chunk; a record that would need
+    more than ``max_record_size`` bytes is a ``DecodeError``. ``prefix``: bytes
+    already read from the file; ``base``: the file offset ``prefix`` starts at.
+    """
+    if _is_buffer(source):
+        data = memoryview(source).cast("B") if not isinstance(source, bytes) else source
+        size = len(data)
+        position = base
+        while position < size:
+            record, position = schema._decode_at(data, position, type, strict)
+            yield record
+        return
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be positive")
+    buffer = bytearray(prefix)
+    offset = base        # the stream offset of buffer[0]
+    position = 0
+    at_end = False
+    while True:
+        if position < len(buffer):
+            record, end = schema._decode_at(buffer, position, type, strict, offset, -1, not at_end)
+            if end >= 0:
+                yield record
+                position = end
+                continue
+            if len(buffer) - position > max_record_size:
+                raise DecodeError(f"record larger than max_record_size={max_record_size}", "$", offset + position)
+        elif at_end:
+            return
+        if position:
+            del buffer[:position]
+            offset += position
+            position = 0
+        chunk = source.read(max(chunk_size, len(buffer)))
+        if not chunk:
+            at_end = True
+        else:
+            buffer += chunk
+
+
+class RecordWriter:
+    """Appends encoded records to a binary file, buffering up to ``buffer_size`` bytes.
+
+    ``write_schema=True`` first writes the schema document, making the stream
+    self-describing (read it back with ``zebrapack.open_stream``). Use as a
+    context manager, or call ``close()`` (which flushes; the file stays open).
+    """
+
+    def __init__(self, schema: Schema, fileobj: IO[bytes], *, structnames: bool = True,
+                 mode: str = "zebrapack", write_schema: bool = False, buffer_size: int = 1 << 16) -> None:
+        self._schema = schema
+        self._file = fileobj
+        self._structnames = structnames
+        self._mode = mode
+        self._buffer_size = buffer_size
+        self._buffer = bytearray()
+        self.records = 0
+        if write_schema:
+            self._buffer += msgpack.packb(schema_document(schema.model), use_bin_type=True)
+
+    def write(self, obj: Any) -> None:
+        """Encode and buffer one record (EncodeError leaves the stream untouched)."""
+        self._schema.encode_into(obj, self._buffer, -1, structnames=self._structnames, mode=self._mode)
+        self.records += 1
+        if len(self._buffer) >= self._buffer_size:
+            self.flush()
+
+    def write_all(self, objs: Iterable[Any]) -> None:
+        for obj in objs:
+            self.write(obj)
+
+    def flush(self) -> None:
+        if self._buffer:
+            self._file.write(self._buffer)
+            self._buffer.clear()
+        flush = getattr(self._file, "flush", None)
+        if flush is not None:
+            flush()
+
+    def close(self) -> None:
+        self.flush()
+
+    def __enter__(self) -> RecordWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
