@@ -120,6 +120,14 @@ def parse_go_type(text: str) -> GoType:
     return result
 
 
+def parse_type_spelling(type_str: str) -> GoType | None:
+    """A schema field's ``FieldTypeStr`` parsed, or None when it is empty or not a Go type."""
+    try:
+        return parse_go_type(type_str) if type_str else None
+    except GoTypeSyntaxError:
+        return None
+
+
 def parse_go_file(text: str) -> GoFile:
     """The package, imports, constants and type declarations of a Go source file."""
     return _Parser(text).parse_file()
