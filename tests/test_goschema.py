@@ -75,6 +75,12 @@ def test_array_length_may_be_a_constant_of_the_file() -> None:
                  '\tB [0x10]byte `zid:"1"`\n}\n')
     assert got["A"].type == TypeRef(Kind.ARRAY, length=4, elem=TypeRef(Kind.FLOAT32))
     assert got["B"].type == TypeRef(Kind.ARRAY, length=16, elem=TypeRef(Kind.BYTE))
+    # The schema records the length as the reference does: Kind the value, Str the name as written.
+    source = 'package p\nconst Slots = 4\ntype T struct {\n\tA [Slots][0x10]byte `zid:"0"`\n}\n'
+    document = schema_document(compile_go_schema(source))
+    domains = document["Structs"]["T"]["Fields"][0]["FieldFullType"]
+    assert (domains["Domain"], domains["Range"]["Domain"]) == ({"Kind": 4, "Str": "Slots"}, {"Kind": 16, "Str": "16"})
+    assert zebrapack.load(document).model == compile_go_schema(source)
 
 
 @pytest.mark.parametrize(("declaration", "schema_id"), [
@@ -116,6 +122,20 @@ def test_struct_without_fields_is_left_out_as_the_reference_does() -> None:
     model = compile_go_schema('package p\n\ntype Empty struct{}\n\ntype Quiet struct {\n\tsecret int\n}\n\n'
                               'type T struct {\n\tA int `zid:"0"`\n}\n')
     assert list(model.structs) == ["T"]
+
+
+def test_msgp_ignore_directive_leaves_structs_out() -> None:
+    source = ('package p\n\n//msgp:ignore Cache Other\n\ntype Cache struct {\n\tA int `zid:"0"`\n}\n\n'
+              'type T struct {\n\tA int `zid:"0"`\n}\n\n/*msgp:ignore T*/\n')
+    assert list(compile_go_schema(source).structs) == ["T"]
+    with pytest.raises(GoSourceError, match=r"T.C: struct type Cache is left out of the schema by //msgp:ignore"):
+        compile_go_schema(source.replace('\tA int `zid:"0"`\n}\n\n/*', '\tC *Cache `zid:"0"`\n}\n\n/*'))
+
+
+@pytest.mark.parametrize("directive", ["tuple T", "shim T as:string using:a/b"])
+def test_directive_changing_the_wire_of_a_struct_is_refused(directive: str) -> None:
+    with pytest.raises(GoSourceError, match=rf"schema.go:2: T: //msgp:{directive.split()[0]} T .*cannot say"):
+        compile_go_schema(f'package p\n//msgp:{directive}\ntype T struct {{\n\tA int `zid:"0"`\n}}\n')
 
 
 def test_only_byte_spelled_slices_are_bin() -> None:
@@ -233,7 +253,7 @@ ERRORS = [
     ('type T struct {\n\tA struct{ X int } `zid:"0"`\n}', 3, "T.A", "anonymous struct type"),
     ('type T struct {\n\tA interface{ M() } `zid:"0"`\n}', 3, "T.A", "declare it as a named interface"),
     ('type inner struct{}\n\ntype T struct {\n\tA inner `zid:"0"`\n}', 5, "T.A", "inner is unexported"),
-    ('type inner struct{}\n\ntype T struct {\n\tA inner `zid:"0"`\n}', 5, "T.A", "compile with --unexported"),
+    ('type inner struct{}\n\ntype T struct {\n\tA inner `zid:"0"`\n}', 5, "T.A", "zebrapack schema --unexported"),
     ('type E struct{}\n\ntype T struct {\n\tA *E `zid:"0"`\n}', 5, "T.A", "struct type E has no fields"),
     ('import "github.com/glycerine/zebrapack/msgp"\ntype T struct {\n\tA [msgp.Nope]int `zid:"0"`\n}', 4, "T.A",
      "the msgp runtime has no such integer constant"),
@@ -269,3 +289,13 @@ def test_error_names_file_line_and_field(body: str, line: int, where: str | None
 def test_unreadable_go_file_is_a_schema_error(tmp_path: Path) -> None:
     with pytest.raises(SchemaError, match="cannot read Go source"):
         read_go_schema(tmp_path / "absent.go")
+
+
+def test_go_only_fields_without_zid_never_conflict_in_compatibility_checks() -> None:
+    old = compile_go_schema('package p\ntype T struct {\n\tA int `zid:"0"`\n\tx func() `msg:"-"`\n'
+                            '\ty chan int `msg:"-"`\n}\n', unexported=True)
+    new = compile_go_schema('package p\ntype T struct {\n\tA int `zid:"0"`\n\tz []chan int `msg:"-"`\n'
+                            '\tB string `zid:"1"`\n}\n', unexported=True)
+    report = zebrapack.check_compatible(old, new)
+    assert report.compatible, report
+    assert [(f.kind, f.field) for f in report.findings] == [("new-field", "B")]

@@ -11,6 +11,9 @@ The rules are the reference compiler's (``zebrapack -write-schema``, and with
   refused, as the reference cannot use them; functions, methods, variables
   and constants other than the schema id and array lengths are ignored;
 - ``const zebraSchemaId64`` (an integer literal, hex allowed) is the schema id;
+- the directive ``//msgp:ignore A B`` leaves the structs it names out of the
+  schema; ``//msgp:tuple`` and ``//msgp:shim`` naming a struct of the schema are
+  errors (the wire is then something the schema cannot describe);
 - unexported fields are left out (without ``unexported``); every other field
   needs a ``zid:"N"`` tag, and a struct's zids run from 0 without gaps or repeats.
   A field tagged ``msg:"-"`` or ``zid:"-"`` without a zid is a Skip field
@@ -57,7 +60,16 @@ from ..schema.model import (
     TypeRef,
     parse_schema,
 )
-from .syntax import GoField, GoFile, GoType, GoTypeDecl, GoTypeSyntaxError, parse_go_file, unquote_go_string
+from .syntax import (
+    GoDirective,
+    GoField,
+    GoFile,
+    GoType,
+    GoTypeDecl,
+    GoTypeSyntaxError,
+    parse_go_file,
+    unquote_go_string,
+)
 
 #: The constant that holds the schema id.
 SCHEMA_ID_CONST = "zebraSchemaId64"
@@ -82,7 +94,7 @@ _ZID = re.compile(r"\+?[0-9]+")
 _LEGACY_OCTAL = re.compile(r"0[0-7_]+")
 #: One ``key:"value"`` pair of a struct tag (reflect's syntax).
 _TAG_PAIR = re.compile(r' *([^\x00- :"\x7f]+):("(?:[^"\\]|\\.)*")')
-_UNEXPORTED_HINT = "compile with --unexported (unexported=True) to include unexported structs and fields"
+_UNEXPORTED_HINT = "zebrapack schema --unexported, or unexported=True, includes unexported structs and fields"
 
 
 class GoSourceError(SchemaError):
@@ -154,6 +166,22 @@ class _Compiler:
                         if (fields := [f for f in d.type.fields if self.visible_field(f)])}
         self.declared_structs = {d.name for d in source.types if d.type.form == "struct"}
         self.interfaces = {d.name for d in source.types if d.type.form == "interface"}
+        self.ignored: set[str] = set()
+        for directive in source.directives:
+            self._apply(directive)
+
+    def _apply(self, directive: GoDirective) -> None:
+        """A ``//msgp:`` directive, as the reference applies it to the schema's structs."""
+        words = [word.strip() for word in directive.text.split(" ")]
+        names = [name for name in words[1:] if name in self.structs]
+        if words[0] == "ignore":  # the reference deletes the types: they are not in the schema
+            self.ignored.update(names)
+            for name in names:
+                del self.structs[name]
+        elif words[0] in ("tuple", "shim") and names:
+            what = "encodes it as a msgpack array" if words[0] == "tuple" else "replaces it by another type"
+            raise self.error(f"//msgp:{words[0]} {names[0]} {what}, which the schema cannot say: "
+                             "zebrapack cannot read or write such a struct", directive.line, names[0])
 
     def visible(self, name: str) -> bool:
         """Whether the reference sees a declaration or field of this name."""
@@ -279,8 +307,10 @@ class _Compiler:
             return TypeRef(Kind.IDENT_IFACE, name=name)
         if name in self.declared_structs:
             if not self.visible(name):
-                raise _Unsupported(f"struct type {name} is unexported: the reference compiler leaves it out "
-                                   f"({_UNEXPORTED_HINT})")
+                raise _Unsupported(f"struct type {name} is unexported: the reference compiler leaves it out; "
+                                   f"{_UNEXPORTED_HINT}")
+            if name in self.ignored:
+                raise _Unsupported(f"struct type {name} is left out of the schema by //msgp:ignore")
             raise _Unsupported(f"struct type {name} has no fields: the reference compiler leaves it out")
         raise _Unsupported(f"unsupported type {name}: not a primitive, nor a struct or interface of this file")
 

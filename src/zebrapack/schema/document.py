@@ -38,8 +38,8 @@ def type_document(type_ref: TypeRef, spelled: GoType | None = None) -> dict[str,
         return {"Kind": int(kind), "Str": "Map", "Domain": type_document(type_ref.key),
                 "Range": type_document(type_ref.elem_type, part("map", "elem"))}
     if kind == Kind.ARRAY:
-        length = part("array", "length")
-        named = length if length and not length.isdigit() and length.replace(".", "").isidentifier() else None
+        length = spelled.length if spelled is not None and spelled.form == "array" else ""
+        named = length if length.replace(".", "").isidentifier() else None  # a constant's name, not a literal
         return {"Kind": int(kind), "Str": "Array",
                 "Domain": {"Kind": type_ref.length, "Str": named or str(type_ref.length)},
                 "Range": type_document(type_ref.elem_type, part("array", "elem"))}
