@@ -161,9 +161,13 @@ class _Compiler:
             if self.visible(decl.name) and decl.type.form not in ("struct", "interface", "func", "chan"):
                 raise self.error(f"type {decl.name} {decl.type}: only struct and interface types can be "
                                  f"declared in a schema (the reference compiler cannot use it)", decl.line)
-        # The reference leaves out a struct without fields (once the unexported ones are gone).
-        self.structs = {d.name: fields for d in source.types if d.type.form == "struct" and self.visible(d.name)
-                        if (fields := [f for f in d.type.fields if self.visible_field(f)])}
+        #: The schema's structs and the lines of their fields the reference sees.
+        self.structs: dict[str, list[GoField]] = {}
+        for decl in source.types:
+            if decl.type.form == "struct" and self.visible(decl.name):
+                fields = [f for f in decl.type.fields if self.visible_field(f)]
+                if fields:  # the reference leaves a struct without fields out
+                    self.structs[decl.name] = fields
         self.declared_structs = {d.name for d in source.types if d.type.form == "struct"}
         self.interfaces = {d.name for d in source.types if d.type.form == "interface"}
         self.ignored: set[str] = set()
