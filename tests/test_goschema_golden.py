@@ -121,11 +121,13 @@ def test_golden_records_decode_alike_with_the_compiled_schema(name: str) -> None
         assert ours.encode(mine) == theirs.encode(want), record["id"]
 
 
-def test_cli_schema_unexported_writes_the_reference_schema(tmp_path: Path) -> None:
-    result = run_cli("schema", "--unexported", "my2.go", "-o", tmp_path / "my2.z", cwd=SOURCES)
+@pytest.mark.parametrize("name", NAMES)
+def test_cli_schema_writes_the_reference_schema(name: str, tmp_path: Path) -> None:
+    options = ["--unexported"] if NAMES[name] else []
+    result = run_cli("schema", *options, f"{name}.go", "-o", tmp_path / f"{name}.z", cwd=SOURCES)
     assert result.returncode == 0, result.stderr
-    assert zebrapack.load(tmp_path / "my2.z").model == reference("my2")
-    assert zebrapack.load(tmp_path / "my2.z.json").model == reference("my2")
+    assert zebrapack.load(tmp_path / f"{name}.z").model == reference(name)
+    assert zebrapack.load(tmp_path / f"{name}.z.json").model == reference(name)
 
 
 def test_cli_schema_without_unexported_says_how(tmp_path: Path) -> None:
