@@ -1,5 +1,5 @@
-"""One run of the append benchmarks, in a fresh interpreter: ``python -m benchmarks._appends N``
-prints the seconds each way of appending N ``A`` records took, as JSON.
+"""Runs of the append benchmarks, in a fresh interpreter: ``python -m benchmarks._appends N...``
+prints, as JSON, the seconds each way of appending N ``A`` records took, for each N.
 
 Why a fresh interpreter: the cost of growing one bytearray record by record
 depends on the allocator's state. After a process has freed large blocks,
@@ -74,24 +74,28 @@ def msgspec_encode_into(records: list[Any]) -> float:
     return _timed(run)
 
 
-def main() -> None:
-    count = int(sys.argv[1])
+def run_once(count: int) -> dict[str, float]:
     rng = random.Random(SEED)
     values = [a_values(rng) for _ in range(min(count, 10_000))]
     repeat = -(-count // len(values))
     plain = ([A(**v) for v in values] * repeat)[:count]
     structs = ([_structs.A(**v) for v in values] * repeat)[:count]
-    schema = shapes_schema()
-    buf = bytearray()
-    for r in plain[:100]:
-        schema.encode_into(r, buf, -1)
-    assert bytes(buf) == b"".join(schema.encode(r) for r in plain[:100]), "encode_into(-1) does not append"
-    print(json.dumps({
+    return {
         "zebrapack writer.write": zebrapack_writer(plain),
         "msgspec encode + file.write": msgspec_file_writes(structs),
         "zebrapack encode_into(-1)": zebrapack_encode_into(plain),
         "msgspec encode_into(-1)": msgspec_encode_into(structs),
-    }))
+    }
+
+
+def main() -> None:
+    schema = shapes_schema()
+    records = [A(**a_values(random.Random(i))) for i in range(100)]
+    buf = bytearray()
+    for r in records:
+        schema.encode_into(r, buf, -1)
+    assert bytes(buf) == b"".join(schema.encode(r) for r in records), "encode_into(-1) does not append"
+    print(json.dumps({count: run_once(int(count)) for count in sys.argv[1:]}))
 
 
 if __name__ == "__main__":

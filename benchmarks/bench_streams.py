@@ -50,25 +50,18 @@ def _records(count: int) -> tuple[list[A], list[_structs.A]]:
     return (plain * repeat)[:count], (structs * repeat)[:count]
 
 
-def _timed(function: Callable[[], Any], *, gc_on: bool) -> tuple[float, Any]:
-    """Seconds for one call (its result's deallocation excluded) and the result."""
+def _seconds(function: Callable[[], Any], *, gc_on: bool) -> float:
+    """Seconds for one call, with the collector on or off; dropping the result is not timed."""
     gc.collect()
     (gc.enable if gc_on else gc.disable)()
     try:
         start = time.perf_counter()
         result = function()
-        return time.perf_counter() - start, result
+        elapsed = time.perf_counter() - start
     finally:
         gc.enable()
-
-
-def _best(function: Callable[[], Any], rounds: int, *, gc_on: bool) -> list[float]:
-    times = []
-    for _ in range(rounds):
-        seconds, result = _timed(function, gc_on=gc_on)
-        del result
-        times.append(seconds)
-    return times
+    del result
+    return elapsed
 
 
 def _fmt_times(times: list[float], count: int) -> list[str]:
@@ -86,14 +79,15 @@ def decode_all_section(options: Options, schema: Any, plain: list[A], structs: l
     assert len(decoded) == count and decoded[:50] == plain[:50], "decode_all does not give the records back"
     del decoded
     rounds = max(1, min(options.rounds, 3))
-    rows, times = [], {}
+    rows: list[list[str]] = []
+    times: dict[str, list[float]] = {}
     # Interleaved round by round so that load from other processes hits both alike.
     for _ in range(rounds):
         for label, function, gc_on in (("zebrapack decode_all, GC on", lambda: schema.decode_all(zp_stream), True),
                                        ("msgspec list[Struct], GC on", lambda: struct_list(msgspec_array), True),
                                        ("zebrapack decode_all, GC off", lambda: schema.decode_all(zp_stream), False),
                                        ("msgspec list[Struct], GC off", lambda: struct_list(msgspec_array), False)):
-            times.setdefault(label, []).extend(_best(function, 1, gc_on=gc_on))
+            times.setdefault(label, []).append(_seconds(function, gc_on=gc_on))
     for label, values in times.items():
         rows.append([label, *_fmt_times(values, count)])
     on = min(times["zebrapack decode_all, GC on"]) / min(times["msgspec list[Struct], GC on"])
@@ -132,15 +126,19 @@ def iter_decode_section(options: Options, schema: Any, plain: list[A]) -> str:
                 return sum(1 for _ in schema.iter_decode(f))
 
         def mp_iter() -> int:
+            read = 0
             with open(mp_path, "rb") as f:
-                return sum(1 for d in msgpack.Unpacker(f, timestamp=3) if A(**d))
+                for d in msgpack.Unpacker(f, timestamp=3):
+                    A(**d)
+                    read += 1
+            return read
 
         assert zp_iter() == total == mp_iter()
         rounds = max(1, min(options.rounds, 3))
         times: dict[str, list[float]] = {"zp": [], "mp": []}
         for _ in range(rounds):
-            times["zp"] += _best(zp_iter, 1, gc_on=True)
-            times["mp"] += _best(mp_iter, 1, gc_on=True)
+            times["zp"].append(_seconds(zp_iter, gc_on=True))
+            times["mp"].append(_seconds(mp_iter, gc_on=True))
         peaks = {"zp": _peak(zp_iter), "mp": _peak(mp_iter)}
         size = zp_path.stat().st_size
     rows = [["zebrapack iter_decode(file)", *_fmt_times(times["zp"], total), f"{peaks['zp'] / 1024:,.0f} KiB"],
@@ -153,17 +151,18 @@ def iter_decode_section(options: Options, schema: Any, plain: list[A]) -> str:
 def append_section(options: Options) -> str:
     largest = options.sizes.get("append_n", 32000)
     rounds = max(1, min(options.rounds, 3))
-    rows = []
-    for n in (largest // 4, largest // 2, largest):
-        times: dict[str, list[float]] = {}
-        for _ in range(rounds):
-            # A fresh interpreter per run: see _appends.
-            child = subprocess.run([sys.executable, "-m", "benchmarks._appends", str(n)], check=True,
-                                   capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
-            for name, seconds in json.loads(child.stdout).items():
-                times.setdefault(name, []).append(seconds)
-        for name, values in times.items():
-            rows.append([f"{name}, {n:,} records", *_fmt_times(values, n)])
+    counts = [str(largest // 4), str(largest // 2), str(largest)]
+    # Fresh interpreters (see _appends): one per run, or one for everything in a quick run.
+    batches = [counts] if options.quick else [[n] for n in counts for _ in range(rounds)]
+    times: dict[str, dict[str, list[float]]] = {n: {} for n in counts}
+    for batch in batches:
+        child = subprocess.run([sys.executable, "-m", "benchmarks._appends", *batch], check=True,
+                               capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+        for n, results in json.loads(child.stdout).items():
+            for name, seconds in results.items():
+                times[n].setdefault(name, []).append(seconds)
+    rows = [[f"{name}, {int(n):,} records", *_fmt_times(values, int(n))]
+            for n in counts for name, values in times[n].items()]
     return (f"Appending A records one by one (to /dev/null through the writer's 64 KiB buffer, or into one "
             f"growing bytearray), GC on, best of {rounds}, each run in a fresh interpreter. A per-record "
             "time that grows with the count is a cost proportional to the buffer already written.\n\n"
