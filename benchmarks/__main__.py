@@ -10,29 +10,30 @@ line at 1.0). DIR defaults to benchmarks/results.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Sequence
 
 from . import _compare, bench_streams
-from ._harness import RESULTS_DIR, parse_options
+from ._harness import RESULTS_DIR, emit, parse_options
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     skip_streams = "--skip-streams" in args
-    args = [a for a in args if a != "--skip-streams"]
-    options = parse_options(args, __doc__.splitlines()[0])
+    options = parse_options([a for a in args if a != "--skip-streams"], __doc__.splitlines()[0])
     out = options.out or RESULTS_DIR
+    printed = dataclasses.replace(options, out=None)    # the parts are printed; results.md has them all
     decode_rows = _compare.run("decode", options)
-    decode_text = _compare.report("decode", decode_rows, options)
+    sections = [("Decode per shape", _compare.report("decode", decode_rows, printed))]
     encode_rows = _compare.run("encode", options)
-    encode_text = _compare.report("encode", encode_rows, options)
-    sections = [("Decode per shape", decode_text), ("Encode per shape", encode_text)]
+    sections.append(("Encode per shape", _compare.report("encode", encode_rows, printed)))
     if not skip_streams:
-        sections.append(("Streams of A records", bench_streams.main(args)))
+        streams = bench_streams.run(options)
+        emit("Streams of A records", streams, printed, "streams.md")
+        sections.append(("Streams of A records", streams))
     chart = out / "ratios.png"
     _compare.chart(decode_rows, encode_rows, chart)
-    out.mkdir(parents=True, exist_ok=True)
     body = "\n\n".join(f"## {title}\n\n{text}" for title, text in sections)
     (out / "results.md").write_text(f"# zebrapack benchmarks\n\n![ratios]({chart.name})\n\n{body}\n",
                                     encoding="utf-8")

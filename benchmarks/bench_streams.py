@@ -205,8 +205,8 @@ def memory_section(schema: Any, plain: list[A], structs: list[Any]) -> str:
             + markdown_table(["decoded by", "bytes per record", "instance bytes", "GC-tracked"], rows))
 
 
-def main(argv: Sequence[str] | None = None) -> str:
-    options = parse_options(argv, __doc__.splitlines()[0])
+def run(options: Options) -> str:
+    """Every stream section, as markdown."""
     schema = shapes_schema()
     record_size = len(schema.encode(A(**a_values(random.Random(SEED)))))
     count = max(10, options.sizes.get("stream_kb", 100_000) * 1000 // record_size)
@@ -219,7 +219,12 @@ def main(argv: Sequence[str] | None = None) -> str:
         ("Appends", append_section(options)),
         ("Bytes per decoded record", memory_section(schema, plain, structs)),
     ]
-    text = "\n\n".join(f"### {title}\n\n{body}" for title, body in sections) + f"\n\n{machine()}"
+    return "\n\n".join(f"### {title}\n\n{body}" for title, body in sections) + f"\n\n{machine()}"
+
+
+def main(argv: Sequence[str] | None = None) -> str:
+    options = parse_options(argv, __doc__.splitlines()[0])
+    text = run(options)
     emit("Streams of A records", text, options, "streams.md")
     return text
 
