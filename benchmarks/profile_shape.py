@@ -4,7 +4,8 @@
     perf report -i /tmp/zp.data --no-children --sort symbol
 
 SHAPE is a shape name of the benchmarks (``A``, ``tiny``, ``1000 int64``, ...), or
-``decode_all`` for the stream of A records (``--gc off`` to compare). The core is
+``decode_all`` for the stream of A records (``--gc off`` to compare).
+``--library msgspec`` runs msgspec.Struct's decoder or encoder on the same record instead. The core is
 built with ``-g``, so perf names its C functions (``__pyx_f_9zebrapack_5_core_*``).
 """
 
@@ -16,11 +17,13 @@ import random
 import time
 from typing import Any, Callable, Sequence
 
+import msgspec
+
 from ._shapes import SEED, A, a_values, build_shapes, shapes_schema
 
 
-def operation(shape_name: str, direction: str) -> Callable[[], Any]:
-    if shape_name == "decode_all":
+def operation(shape_name: str, direction: str, library: str = "zebrapack") -> Callable[[], Any]:
+    if shape_name == "decode_all" and library == "zebrapack":
         schema = shapes_schema()
         rng = random.Random(SEED)
         stream = b"".join(schema.encode(A(**a_values(rng))) for _ in range(10_000)) * 2
@@ -29,6 +32,14 @@ def operation(shape_name: str, direction: str) -> Callable[[], Any]:
     if shape_name not in shapes:
         raise SystemExit(f"unknown shape {shape_name!r}; one of: {', '.join(shapes)}, decode_all")
     shape = shapes[shape_name]
+    if library == "msgspec":
+        struct_value = shape.struct_value
+        encoder = msgspec.msgpack.Encoder()
+        if direction == "encode":
+            return lambda: encoder.encode(struct_value)
+        struct_bytes = encoder.encode(struct_value)
+        struct_decode = msgspec.msgpack.Decoder(type(struct_value)).decode
+        return lambda: struct_decode(struct_bytes)
     if direction == "decode":
         data = shape.schema.encode(shape.zebrapack_value)
         decode = shape.schema.decode
@@ -43,8 +54,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("direction", choices=("decode", "encode"), nargs="?", default="decode")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--gc", choices=("on", "off"), default="on")
+    parser.add_argument("--library", choices=("zebrapack", "msgspec"), default="zebrapack")
     args = parser.parse_args(argv)
-    function = operation(args.shape, args.direction)
+    function = operation(args.shape, args.direction, args.library)
     if args.gc == "off":
         gc.disable()
     calls, deadline = 0, time.perf_counter() + args.seconds
@@ -52,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for _ in range(100):
             function()
         calls += 100
-    print(f"{args.shape} {args.direction}: {calls} calls in {args.seconds} s")
+    print(f"{args.library} {args.shape} {args.direction}: {calls} calls in {args.seconds} s")
 
 
 if __name__ == "__main__":
