@@ -4,6 +4,7 @@ classes as (schema, struct, field values); other processes rebuild them once."""
 from __future__ import annotations
 
 import copy
+import functools
 import gc
 import importlib
 import multiprocessing
@@ -86,7 +87,7 @@ def _globals_named(value: Any) -> set[str]:
 @pytest.fixture
 def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """This process as a new worker sees it: no schema unpickled or pickled yet."""
-    monkeypatch.setattr(pickling, "_by_token", weakref.WeakValueDictionary())
+    monkeypatch.setattr(pickling, "_by_origin", weakref.WeakValueDictionary())
     monkeypatch.setattr(pickling, "_by_key", weakref.WeakValueDictionary())
     monkeypatch.setattr(pickling, "_recent", OrderedDict())
 
@@ -119,7 +120,7 @@ def test_a_new_process_rebuilds_a_schema_with_the_same_plans_and_options(
         fresh_registry: None, options: dict[str, Any]) -> None:
     original = zebrapack.load(SCHEMAS / "zp.z", **options)
     data = pickle.dumps(original)
-    pickling._by_token.clear()
+    pickling._by_origin.clear()
     pickling._by_key.clear()
     rebuilt = pickle.loads(data)
     assert rebuilt is not original
@@ -135,7 +136,7 @@ def test_a_new_process_rebuilds_a_schema_with_the_same_plans_and_options(
 
 def test_unpickling_many_pickles_of_a_schema_loads_it_once(fresh_registry: None) -> None:
     pickles = [pickle.dumps(zebrapack.load(SCHEMAS / "zp.z")) for _ in range(3)]
-    pickling._by_token.clear()
+    pickling._by_origin.clear()
     pickling._by_key.clear()
     gc.collect()
     rebuilt = [pickle.loads(data) for data in pickles * 2]
@@ -148,7 +149,7 @@ def test_a_worker_keeps_recent_schemas_alive_and_forgets_old_unused_ones(
         fresh_registry: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pickling, "RECENT_SCHEMAS", 2)
     pickles = [pickle.dumps(zebrapack.load(SCHEMAS / "evo1.z", max_depth=depth)) for depth in (10, 11, 12, 13)]
-    pickling._by_token.clear()
+    pickling._by_origin.clear()
     pickling._by_key.clear()
     gc.collect()
     first = weakref.ref(pickle.loads(pickles[0]))
@@ -167,7 +168,7 @@ def test_a_schema_with_user_classes_pickles_them_by_reference(fresh_registry: No
     schema = zebrapack.load(SCHEMAS / "zp.z", types={"Inner": MyInner})
     data = pickle.dumps(schema)
     assert f"{__name__}.MyInner" in _globals_named(schema)
-    pickling._by_token.clear()
+    pickling._by_origin.clear()
     pickling._by_key.clear()
     rebuilt = pickle.loads(data)
     assert rebuilt is not schema
@@ -181,7 +182,7 @@ def test_a_schema_with_user_classes_pickles_them_by_reference(fresh_registry: No
 def test_a_schema_of_dataclasses_pickles_with_its_classes(fresh_registry: None) -> None:
     schema = zebrapack.schema_from_dataclasses(Note, package="notes")
     data = pickle.dumps([schema, Note("hi", ["a"])])
-    pickling._by_token.clear()
+    pickling._by_origin.clear()
     pickling._by_key.clear()
     rebuilt, note = pickle.loads(data)
     assert rebuilt is not schema and rebuilt.types.Note is Note
@@ -219,7 +220,7 @@ def test_every_vector_record_unpickles_in_a_new_process_to_the_same_bytes(
     schema = _loaded(case)
     value = _decoded(schema, case)
     data = pickle.dumps((value, schema))
-    pickling._by_token.clear()
+    pickling._by_origin.clear()
     pickling._by_key.clear()
     back, rebuilt = pickle.loads(data)
     assert rebuilt is not schema and type(back) is rebuilt.types[case["type"]]
@@ -318,11 +319,43 @@ def test_records_of_structs_with_no_field_or_one_field_pickle() -> None:
     assert schema.encode(back) == schema.encode(value)
 
 
+GeneratedInner: Any = ZP.types.Inner
+
+
+class ShoutingInner(GeneratedInner):
+    """A user's subclass of a generated class (module level: pickles by reference)."""
+
+    def shout(self) -> str:
+        return str(self.Y).upper()
+
+
+def test_generated_classes_pickle_as_their_schema_and_struct(fresh_registry: None) -> None:
+    assert pickle.loads(pickle.dumps(ZP.types.A)) is ZP.types.A
+    assert copy.deepcopy(ZP.types.A) is ZP.types.A
+    assert _globals_named(ZP.types.A) == {"zebrapack.schema.pickling.record_class",
+                                          "zebrapack.schema.loader.restore_schema", "_codecs.encode"}
+    data = pickle.dumps([ZP.types.Tree, ZP.types.Tree(Label="x")])
+    pickling._by_origin.clear()
+    pickling._by_key.clear()
+    tree_class, tree = pickle.loads(data)
+    assert tree_class is not ZP.types.Tree and tree_class.__name__ == "Tree"
+    assert type(tree) is tree_class and tree.Label == "x"
+
+
 def test_a_pickled_record_with_the_wrong_number_of_fields_is_refused() -> None:
     inner: Any = ZP.types.Inner
     record = inner.__new__(inner)
     with pytest.raises(ValueError, match="carries 2 field values"):
         record.__setstate__((1, "y", "extra"))
+
+
+def test_a_subclass_of_a_generated_class_pickles_by_reference() -> None:
+    value = ShoutingInner(X=1, Y="quiet")
+    value.extra = [value]
+    back = pickle.loads(pickle.dumps(value))
+    assert type(back) is ShoutingInner and back.shout() == "QUIET" and back.X == 1
+    assert back.extra[0] is back
+    assert f"{__name__}.ShoutingInner" in _globals_named(value)
 
 
 # -- other processes -------------------------------------------------------------------
@@ -339,6 +372,10 @@ def test_pool_map_of_schema_decode_works_in_spawned_workers(spawn_pool: Any) -> 
     cases = [case for case in RECORD_CASES if case["schema"] == "zp.z"]
     chunks = [vector_bytes(case) for case in cases]
     decoded = spawn_pool.map(ZP.decode, chunks)
+    prims = [case for case in cases if case["type"] == "Prims"]
+    by_class = spawn_pool.map(functools.partial(ZP.decode, type=ZP.types.Prims), map(vector_bytes, prims))
+    for value, case in zip(by_class, prims, strict=True):
+        same(value, _decoded(ZP, case))
     for value, data, case in zip(decoded, chunks, cases):
         assert type(value) is ZP.types[case["type"]]
         same(value, _decoded(ZP, case))
@@ -362,8 +399,8 @@ def test_a_worker_loads_a_schema_once_across_pickles_and_tasks(spawn_pool: Any) 
 def test_records_sent_to_a_worker_come_back_as_instances_of_their_class(spawn_pool: Any) -> None:
     sent: Any = ZP.types.A(Name="grace", Bday=zebrapack.Timestamp(1906, 12, 9, tzinfo=UTC, nanosecond=5))
     back: Any = spawn_pool.apply(pickle_workers.shout, (sent,))
-    assert type(back) is ZP.types.A
     assert back == ZP.types.A(Name="GRACE", Bday=sent.Bday) and back.Bday.nanosecond == 5
+    assert type(back) is ZP.types.A
 
 
 def test_a_worker_writes_back_the_unknown_entries_of_a_record(spawn_pool: Any) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
 from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
@@ -197,15 +196,12 @@ def _unpack_schema(data: bytes, where: str) -> Mapping[str, Any]:
 def restore_schema(compressed: bytes, max_depth: int, preserve_unknown: bool,
                    types: Mapping[str, type] | None, token: bytes) -> Schema:
     """Unpickle a ``Schema``: this process's schema of that document and options (loaded once)."""
-    document = zlib.decompress(compressed)
-    identity = identify(document, max_depth, preserve_unknown, types, token, compressed)
-
-    def build() -> Schema:
+    def build(document: bytes, identity: PickleIdentity) -> Schema:
         model = parse_schema(_unpack_schema(document, "pickled schema"))
         schema = Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown)
         schema._pickle_identity = identity
         return schema
-    return restore(identity, build)
+    return restore(compressed, max_depth, preserve_unknown, types, token, build)
 
 
 def load(
