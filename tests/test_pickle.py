@@ -322,7 +322,7 @@ def test_records_of_structs_with_no_field_or_one_field_pickle() -> None:
 GeneratedInner: Any = ZP.types.Inner
 
 
-class ShoutingInner(GeneratedInner):
+class ShoutingInner(GeneratedInner):     # type: ignore[misc]
     """A user's subclass of a generated class (module level: pickles by reference)."""
 
     def shout(self) -> str:
