@@ -27,7 +27,7 @@ import msgpack
 import pickle_workers
 import pytest
 from cli_support import cli_env
-from conftest import MANIFEST, VECTORS, case_id, vector_bytes
+from conftest import MANIFEST, TESTS, VECTORS, case_id, vector_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import structs
@@ -132,6 +132,18 @@ def test_a_new_process_rebuilds_a_schema_with_the_same_plans_and_options(
             value = _decoded(rebuilt, case)
             assert type(value) is rebuilt.types[case["type"]]
             assert _encoded(rebuilt, value) == _encoded(original, _decoded(original, case))
+
+
+@pytest.mark.parametrize("path", sorted([*SCHEMAS.glob("*.z"), *(TESTS / "golden" / "schemas").glob("*.z")]),
+                         ids=lambda path: f"{path.parent.parent.name}/{path.name}")
+def test_every_schema_rebuilds_to_the_same_model(fresh_registry: None, path: Path) -> None:
+    schema = zebrapack.load(path)
+    data = pickle.dumps(schema)
+    pickling._by_origin.clear()
+    pickling._by_key.clear()
+    rebuilt = pickle.loads(data)
+    assert rebuilt is not schema
+    assert rebuilt.model == schema.model and list(rebuilt.types) == list(schema.types)
 
 
 def test_unpickling_many_pickles_of_a_schema_loads_it_once(fresh_registry: None) -> None:
