@@ -11,6 +11,7 @@ import multiprocessing
 import os
 import pickle
 import pickletools
+import signal
 import subprocess
 import sys
 import warnings
@@ -447,3 +448,20 @@ def test_generated_module_classes_pickle_by_reference(tmp_path: Path) -> None:
                             env=env, timeout=120, check=False)
     assert result.returncode == 0, result.stderr.decode()
     assert result.stdout.decode().strip() == (VECTORS / "zp" / "A_seed.zpk").read_bytes().hex()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX")
+def test_a_fork_made_while_the_registry_is_locked_can_unpickle() -> None:
+    data = pickle.dumps(ZP.types.A(Name="forked"))
+    with pickling._lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)     # fork() in a threaded process
+        pid = os.fork()
+        if pid == 0:                # the child: exit code 0 when it unpickles
+            code = 1
+            try:
+                signal.alarm(20)    # a deadlocked child dies instead of hanging the test
+                code = 0 if pickle.loads(data).Name == "forked" else 1
+            finally:
+                os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

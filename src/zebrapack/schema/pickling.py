@@ -74,6 +74,15 @@ def identify(document: bytes, max_depth: int, preserve_unknown: bool,
 
 
 _lock = threading.Lock()
+
+
+def _new_lock_in_child() -> None:
+    # A fork made while another thread held the lock would leave the child's copy held forever.
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_lock_in_child)
 _by_origin: weakref.WeakValueDictionary[Origin, Schema] = weakref.WeakValueDictionary()
 _by_key: weakref.WeakValueDictionary[SchemaKey, Schema] = weakref.WeakValueDictionary()
 _recent: OrderedDict[int, Schema] = OrderedDict()
