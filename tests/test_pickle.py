@@ -362,6 +362,11 @@ def test_a_pickled_record_with_the_wrong_number_of_fields_is_refused() -> None:
         record.__setstate__((1, "y", "extra"))
 
 
+def test_the_types_of_a_schema_pickle_and_copy() -> None:
+    for types in (pickle.loads(pickle.dumps(ZP.types)), copy.copy(ZP.types), copy.deepcopy(ZP.types)):
+        assert dict(types) == dict(ZP.types) and types.Tree is ZP.types.Tree
+
+
 def test_a_subclass_of_a_generated_class_pickles_by_reference() -> None:
     value = ShoutingInner(X=1, Y="quiet")
     value.extra = [value]
@@ -395,6 +400,16 @@ def test_pool_map_of_schema_decode_works_in_spawned_workers(spawn_pool: Any) -> 
     stream = (VECTORS / "zp" / "A_stream.zpk").read_bytes()
     assert spawn_pool.map(ZP.decode_all, [stream, stream]) == [ZP.decode_all(stream)] * 2
     assert spawn_pool.map(ZP.encode, decoded[:3]) == [ZP.encode(value) for value in decoded[:3]]
+
+
+def test_a_decode_error_in_a_worker_reaches_the_caller_whole(spawn_pool: Any) -> None:
+    truncated = (VECTORS / "zp" / "Compound_full.zpk").read_bytes()[:-3]
+    with pytest.raises(zebrapack.DecodeError) as raised:
+        spawn_pool.map(ZP.decode, [truncated])
+    with pytest.raises(zebrapack.DecodeError) as here:
+        ZP.decode(truncated)
+    assert (raised.value.reason, raised.value.path, raised.value.offset) == (
+        here.value.reason, here.value.path, here.value.offset)
 
 
 def test_a_worker_loads_a_schema_once_across_pickles_and_tasks(spawn_pool: Any) -> None:

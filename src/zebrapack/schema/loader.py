@@ -48,6 +48,10 @@ class Types(Mapping[str, type]):
     def __repr__(self) -> str:
         return f"Types({', '.join(self._classes)})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default would look up __setstate__ through __getattr__ before _classes is set.
+        return Types, (self._classes,)
+
 
 class Schema(Codec):
     """A loaded ZebraPack schema: its model, its classes, and the codec compiled for them.
