@@ -93,6 +93,13 @@ def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pickling, "_recent", OrderedDict())
 
 
+def as_another_process() -> None:
+    """Forget the schemas pickled so far, as a process that did not pickle them would not know them."""
+    pickling._by_origin.clear()
+    pickling._by_key.clear()
+    pickling._recent.clear()
+
+
 # -- the schema ------------------------------------------------------------------
 
 
@@ -121,8 +128,7 @@ def test_a_new_process_rebuilds_a_schema_with_the_same_plans_and_options(
         fresh_registry: None, options: dict[str, Any]) -> None:
     original = zebrapack.load(SCHEMAS / "zp.z", **options)
     data = pickle.dumps(original)
-    pickling._by_origin.clear()
-    pickling._by_key.clear()
+    as_another_process()
     rebuilt = pickle.loads(data)
     assert rebuilt is not original
     assert rebuilt.model == original.model and list(rebuilt.types) == list(original.types)
@@ -140,8 +146,7 @@ def test_a_new_process_rebuilds_a_schema_with_the_same_plans_and_options(
 def test_every_schema_rebuilds_to_the_same_model(fresh_registry: None, path: Path) -> None:
     schema = zebrapack.load(path)
     data = pickle.dumps(schema)
-    pickling._by_origin.clear()
-    pickling._by_key.clear()
+    as_another_process()
     rebuilt = pickle.loads(data)
     assert rebuilt is not schema
     assert rebuilt.model == schema.model and list(rebuilt.types) == list(schema.types)
@@ -149,8 +154,7 @@ def test_every_schema_rebuilds_to_the_same_model(fresh_registry: None, path: Pat
 
 def test_unpickling_many_pickles_of_a_schema_loads_it_once(fresh_registry: None) -> None:
     pickles = [pickle.dumps(zebrapack.load(SCHEMAS / "zp.z")) for _ in range(3)]
-    pickling._by_origin.clear()
-    pickling._by_key.clear()
+    as_another_process()
     gc.collect()
     rebuilt = [pickle.loads(data) for data in pickles * 2]
     assert all(schema is rebuilt[0] for schema in rebuilt)
@@ -162,8 +166,7 @@ def test_a_worker_keeps_recent_schemas_alive_and_forgets_old_unused_ones(
         fresh_registry: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pickling, "RECENT_SCHEMAS", 2)
     pickles = [pickle.dumps(zebrapack.load(SCHEMAS / "evo1.z", max_depth=depth)) for depth in (10, 11, 12, 13)]
-    pickling._by_origin.clear()
-    pickling._by_key.clear()
+    as_another_process()
     gc.collect()
     first = weakref.ref(pickle.loads(pickles[0]))
     kept_alive_by_a_record = pickle.loads(pickles[1]).types.Person()
@@ -181,8 +184,7 @@ def test_a_schema_with_user_classes_pickles_them_by_reference(fresh_registry: No
     schema = zebrapack.load(SCHEMAS / "zp.z", types={"Inner": MyInner})
     data = pickle.dumps(schema)
     assert f"{__name__}.MyInner" in _globals_named(schema)
-    pickling._by_origin.clear()
-    pickling._by_key.clear()
+    as_another_process()
     rebuilt = pickle.loads(data)
     assert rebuilt is not schema
     assert rebuilt.types.Inner is MyInner
@@ -195,8 +197,7 @@ def test_a_schema_with_user_classes_pickles_them_by_reference(fresh_registry: No
 def test_a_schema_of_dataclasses_pickles_with_its_classes(fresh_registry: None) -> None:
     schema = zebrapack.schema_from_dataclasses(Note, package="notes")
     data = pickle.dumps([schema, Note("hi", ["a"])])
-    pickling._by_origin.clear()
-    pickling._by_key.clear()
+    as_another_process()
     rebuilt, note = pickle.loads(data)
     assert rebuilt is not schema and rebuilt.types.Note is Note
     assert rebuilt.decode(schema.encode(note)) == Note("hi", ["a"])
@@ -233,8 +234,7 @@ def test_every_vector_record_unpickles_in_a_new_process_to_the_same_bytes(
     schema = _loaded(case)
     value = _decoded(schema, case)
     data = pickle.dumps((value, schema))
-    pickling._by_origin.clear()
-    pickling._by_key.clear()
+    as_another_process()
     back, rebuilt = pickle.loads(data)
     assert rebuilt is not schema and type(back) is rebuilt.types[case["type"]]
     assert _encoded(rebuilt, back) == _encoded(schema, value)
@@ -348,8 +348,7 @@ def test_generated_classes_pickle_as_their_schema_and_struct(fresh_registry: Non
     assert _globals_named(ZP.types.A) == {"zebrapack.schema.pickling.record_class",
                                           "zebrapack.schema.loader.restore_schema", "_codecs.encode"}
     data = pickle.dumps([ZP.types.Tree, ZP.types.Tree(Label="x")])
-    pickling._by_origin.clear()
-    pickling._by_key.clear()
+    as_another_process()
     tree_class, tree = pickle.loads(data)
     assert tree_class is not ZP.types.Tree and tree_class.__name__ == "Tree"
     assert type(tree) is tree_class and tree.Label == "x"
