@@ -1,6 +1,7 @@
 """Building the dataclasses of a schema at run time (``schema.types``).
 
-One ``@dataclass(slots=True)`` per struct: attributes are the Go field names
+One ``@dataclass(slots=True)`` per struct (a ``GeneratedRecord``, which makes it
+and its instances pickle once bound to a schema): attributes are the Go field names
 in zid order (Skip fields have none), annotations and defaults follow the
 mapping table of tests/vectors/README.md. ``zero_factory`` gives the zero of
 any type (the compiled core's make_zero follows the same rule for absent
@@ -16,6 +17,7 @@ from typing import Any
 
 from ..values.ext import Ext
 from .model import BYTE_KINDS, INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
+from .pickling import GeneratedRecord
 
 #: Go's zero time.Time where a time sits inside a container.
 GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
@@ -155,7 +157,7 @@ def build_dataclasses(schema: SchemaDef, module: str | None = None, preserve_unk
         if preserve_unknown:
             spec.append((UNKNOWN_ATTR, dict[int | str, bytes] | None, unknown_field()))
         cls = dataclasses.make_dataclass(
-            python_name(name), spec, slots=True, eq=True, repr=True,
+            python_name(name), spec, bases=(GeneratedRecord,), slots=True, eq=True, repr=True,
             namespace={"__doc__": _docstring(struct, package)},
         )
         cls.__module__ = module
