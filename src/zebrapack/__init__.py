@@ -36,6 +36,16 @@ from .golang.compiler import GoSourceError, schema_from_go
 from .golang.emitter import go_source
 from .schema.loader import Schema, Types, load
 from .schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
+from .streams.index import (
+                            IndexWarning,
+                            build_index,
+                            file_splits,
+                            iter_split,
+                            iter_split_batches,
+                            load_index,
+                            read_index,
+)
+from .streams.index_format import RecordIndex, Split
 from .streams.records import RecordWriter
 from .streams.self_describing import SchemaStream, open_stream
 from .values.ext import Ext
@@ -53,31 +63,40 @@ __all__ = [
     "Finding",
     "GoKind",
     "GoSourceError",
+    "IndexWarning",
     "Kind",
+    "RecordIndex",
     "RecordWriter",
     "Retired",
     "Schema",
     "SchemaDef",
     "SchemaError",
     "SchemaStream",
+    "Split",
     "StructDef",
     "Timestamp",
     "TypeRef",
     "Types",
     "Zid",
+    "build_index",
     "byte",
     "check_compatible",
     "complex64",
     "complex128",
     "float32",
+    "file_splits",
     "float64",
     "go_source",
     "int8",
     "int16",
     "int32",
     "int64",
+    "iter_split",
+    "iter_split_batches",
     "load",
+    "load_index",
     "open_stream",
+    "read_index",
     "schema_from_dataclasses",
     "schema_from_go",
     "uint",

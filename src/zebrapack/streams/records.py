@@ -8,6 +8,7 @@ reads such a stream back without a separate schema file.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Protocol
 
@@ -16,6 +17,7 @@ import msgpack
 from .._errors import DecodeError
 from ..schema.document import schema_document
 from ..schema.model import SchemaDef
+from .index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, IndexRecorder, default_index_path, write_index
 
 
 class Schema(Protocol):
@@ -102,24 +104,37 @@ class RecordWriter:
     ``write_schema=True`` first writes the schema document, making the stream
     self-describing (read it back with ``zebrapack.open_stream``). Use as a
     context manager, or call ``close()`` (which flushes; the file stays open).
+
+    ``index``: also write the file's sidecar index (see ``zebrapack.build_index``)
+    when the writer is closed, to this path, or with ``True`` to the file's name
+    plus ``.zpi``; an entry every ``index_every`` records or ``index_every_bytes``
+    bytes. The writer must start at the beginning of the file.
     """
 
     def __init__(self, schema: Schema, fileobj: IO[bytes], *, structnames: bool = True,
-                 mode: str = "zebrapack", write_schema: bool = False, buffer_size: int = 1 << 16) -> None:
+                 mode: str = "zebrapack", write_schema: bool = False, buffer_size: int = 1 << 16,
+                 index: str | os.PathLike[str] | bool | None = None, index_every: int = DEFAULT_EVERY,
+                 index_every_bytes: int = DEFAULT_EVERY_BYTES) -> None:
         self._schema = schema
         self._file = fileobj
         self._structnames = structnames
         self._mode = mode
         self._buffer_size = buffer_size
         self._buffer = bytearray()
+        self._written = 0           # bytes passed to the file
         self.records = 0
         if write_schema:
             self._buffer += msgpack.packb(schema_document(schema.model), use_bin_type=True)
+        self._index_path = _index_path(fileobj, index)
+        self._index = None if self._index_path is None else IndexRecorder(len(self._buffer), index_every,
+                                                                          index_every_bytes)
 
     def write(self, obj: Any) -> None:
         """Encode and buffer one record (EncodeError leaves the stream untouched)."""
         self._schema.encode_into(obj, self._buffer, -1, structnames=self._structnames, mode=self._mode)
         self.records += 1
+        if self._index is not None:
+            self._index.record_end(self._written + len(self._buffer))
         if len(self._buffer) >= self._buffer_size:
             self.flush()
 
@@ -129,17 +144,42 @@ class RecordWriter:
 
     def flush(self) -> None:
         if self._buffer:
+            if self._index is not None:
+                self._index.data(self._buffer)
             self._file.write(self._buffer)
+            self._written += len(self._buffer)
             self._buffer.clear()
         flush = getattr(self._file, "flush", None)
         if flush is not None:
             flush()
 
     def close(self) -> None:
+        """Flush, and write the index if one was asked for."""
         self.flush()
+        if self._index is not None and self._index_path is not None:
+            write_index(self._index.finish(), self._index_path)
+            self._index = None
 
     def __enter__(self) -> RecordWriter:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _index_path(fileobj: IO[bytes], index: str | os.PathLike[str] | bool | None) -> str | None:
+    """Where ``RecordWriter(index=...)`` writes the index, checking that it can."""
+    if index is None or index is False:
+        return None
+    try:
+        position = fileobj.tell()
+    except (AttributeError, OSError):
+        position = 0            # a pipe: its reader sees the bytes from the first one written
+    if position:
+        raise ValueError(f"an index covers a whole file: the writer starts at byte {position}, not 0")
+    if index is True:
+        name = getattr(fileobj, "name", None)
+        if not isinstance(name, (str, os.PathLike)):
+            raise ValueError("index=True needs a file with a path name; give the index path instead")
+        return default_index_path(name)
+    return os.fspath(index)

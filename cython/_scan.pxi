@@ -1,0 +1,44 @@
+# Record boundaries without a schema, for the sidecar index of a record file
+# (zebrapack/streams/index.py). Records are self-delimiting msgpack maps, so
+# stepping over them with skip_value finds where each one ends.
+
+def skip_records(data, Py_ssize_t start, Py_ssize_t max_records, Py_ssize_t max_end,
+                 Py_ssize_t max_depth=DEFAULT_MAX_DEPTH):
+    """Step over whole records of ``data`` from ``start``: (end offset, records stepped over).
+
+    Stops after ``max_records`` records, after the first record that ends at or
+    past ``max_end``, or at the end of ``data``. Each record must be a msgpack
+    map nested at most ``max_depth`` deep; a record that is not, or that the
+    input ends inside, is a ``DecodeError`` at its offset in ``data``.
+    """
+    cdef Reader r
+    cdef Py_buffer view
+    cdef Py_ssize_t count = 0
+    cdef unsigned char b
+    if max_depth < 1:
+        raise ValueError(f"max_depth must be at least 1, not {max_depth}")
+    PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
+    r.buf = <const unsigned char *>view.buf
+    r.end = view.len
+    r.base = 0
+    r.strict = False
+    r.truncated = False
+    r.values_left = view.len
+    r.plans = NULL
+    trail_init(&r.trail, max_depth)
+    try:
+        if start < 0 or start > r.end:
+            raise ValueError(f"start {start} is outside the input (0..{r.end})")
+        r.pos = start
+        while count < max_records and r.pos < r.end:
+            b = r.buf[r.pos]
+            if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+                reader_fail(&r, r.pos, f"a record is a struct map, not {wire_type_name(b)}")
+            skip_value(&r)
+            count += 1
+            if r.pos >= max_end:
+                break
+        return r.pos, count
+    finally:
+        trail_release(&r.trail)
+        PyBuffer_Release(&view)

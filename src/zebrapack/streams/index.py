@@ -1,0 +1,322 @@
+"""Splittable record files: build a sidecar index, plan splits by it, read one split.
+
+``build_index(path)`` (and ``zebrapack index FILE``) walks the records without a
+schema and writes ``FILE.zpi``; ``RecordWriter(index=...)`` writes the same
+index as it goes. ``file_splits(path)`` plans splits by the index, or, when
+there is none or it is stale or corrupt (an ``IndexWarning``), one split for
+the whole file. ``iter_split(schema, split)`` decodes one split, checking each
+index entry's CRC32 and record count first, so that an index that does not
+describe the file raises ``DecodeError`` instead of giving wrong rows.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import warnings
+import zlib
+from collections.abc import Iterator
+from typing import IO, Any, Protocol
+
+import msgpack
+
+from .._core import DEFAULT_MAX_DEPTH, skip_records
+from .._errors import DecodeError, SchemaError
+from ..schema.model import parse_schema
+from .index_format import (
+    DEFAULT_EVERY,
+    DEFAULT_EVERY_BYTES,
+    SAMPLE_SIZE,
+    CorruptIndex,
+    IndexEntry,
+    RecordIndex,
+    Split,
+    check_every,
+    default_index_path,
+    index_size,
+    parse_index,
+    write_index,
+)
+from .records import Schema, iter_records
+from .self_describing import MAX_SCHEMA_SIZE
+
+
+class IndexWarning(UserWarning):
+    """A record file's index was ignored (stale or corrupt): the file is read as one split."""
+
+
+class _Decoder(Schema, Protocol):
+    @property
+    def max_depth(self) -> int: ...
+
+    def decode_all(self, data: bytes | bytearray | memoryview, type: Any = None, *,
+                   strict: bool = False) -> list[Any]: ...
+
+
+#: Records per batch of ``iter_split_batches`` (small lists decode faster: less for the GC to walk).
+DEFAULT_BATCH = 1024
+
+
+def _is_schema_document(document: object) -> bool:
+    if not isinstance(document, dict) or "Structs" not in document:
+        return False
+    try:
+        parse_schema(document)
+    except SchemaError:
+        return False
+    return True
+
+
+def _schema_prefix_end(data: bytes | bytearray | memoryview | mmap.mmap, max_depth: int) -> int:
+    """Where the records of a file's bytes start: after a leading schema document, or 0."""
+    if not len(data):
+        return 0
+    end, _ = skip_records(data, 0, 1, 0, max_depth)
+    if end > MAX_SCHEMA_SIZE:
+        return 0
+    try:
+        document = msgpack.unpackb(memoryview(data)[:end], raw=False, strict_map_key=False)
+    except (ValueError, TypeError):
+        return 0
+    return end if _is_schema_document(document) else 0
+
+
+def build_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None, *,
+                every: int = DEFAULT_EVERY, every_bytes: int = DEFAULT_EVERY_BYTES,
+                max_depth: int = DEFAULT_MAX_DEPTH, schema_prefix: bool | None = None) -> RecordIndex:
+    """Index the record file at ``data_path`` and write the index (default ``FILE.zpi``).
+
+    An entry starts every ``every`` records, or sooner once an entry's records
+    reach ``every_bytes`` bytes. Records are found without a schema (each is a
+    msgpack map nested at most ``max_depth`` deep; otherwise ``DecodeError``).
+    ``schema_prefix``: whether the file starts with a schema document
+    (``write_schema=True``); by default it is recognized. The index file is
+    replaced atomically. Returns the index.
+    """
+    check_every(every, every_bytes)
+    with open(data_path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        data: mmap.mmap | bytes = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    try:
+        index = _scan(data, every, every_bytes, max_depth, schema_prefix)
+    finally:
+        if isinstance(data, mmap.mmap):
+            data.close()
+    write_index(index, index_path if index_path is not None else default_index_path(data_path))
+    return index
+
+
+def _scan(data: mmap.mmap | bytes, every: int, every_bytes: int, max_depth: int,
+          schema_prefix: bool | None) -> RecordIndex:
+    size = len(data)
+    if schema_prefix is None:
+        start = _schema_prefix_end(data, max_depth)
+    else:
+        start = skip_records(data, 0, 1, 0, max_depth)[0] if schema_prefix else 0
+    data_start = start
+    view = memoryview(data)
+    try:
+        entries = []
+        while start < size:
+            stop, records = skip_records(data, start, every, start + every_bytes, max_depth)
+            entries.append(IndexEntry(start, stop, records, zlib.crc32(view[start:stop])))
+            start = stop
+        head_crc, tail_crc = zlib.crc32(view[:SAMPLE_SIZE]), zlib.crc32(view[max(0, size - SAMPLE_SIZE):])
+    finally:
+        view.release()
+    return RecordIndex(size, data_start, sum(entry.records for entry in entries), tuple(entries),
+                       every, every_bytes, head_crc, tail_crc)
+
+
+class _Unusable(Exception):
+    """Why an index cannot be used for its data file."""
+
+
+def load_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None, *,
+               full: bool = False) -> RecordIndex:
+    """The index of ``data_path`` (default ``FILE.zpi``), checked against the file;
+    ``ValueError`` when it is corrupt or stale (``read_index`` warns and goes on
+    instead), ``OSError`` when a file cannot be read. ``full=True`` also checks
+    every entry's CRC32, reading the whole file."""
+    index_path = index_path if index_path is not None else default_index_path(data_path)
+    try:
+        index = _load(data_path, index_path)
+        if full:
+            _check_entries(data_path, index)
+    except _Unusable as exc:
+        raise ValueError(f"{os.fspath(index_path)}: {exc}") from None
+    return index
+
+
+def _check_entries(data_path: str | os.PathLike[str], index: RecordIndex) -> None:
+    with open(data_path, "rb") as handle:
+        handle.seek(index.data_start)
+        for entry in index.entries:
+            crc = 0
+            remaining = entry.stop - entry.start
+            while remaining:
+                chunk = handle.read(min(remaining, 1 << 20))
+                if not chunk:
+                    raise _Unusable(f"stale index: the data file ends inside the records {entry.start}..{entry.stop}")
+                crc = zlib.crc32(chunk, crc)
+                remaining -= len(chunk)
+            if crc != entry.crc:
+                raise _Unusable(f"stale index: the records {entry.start}..{entry.stop} "
+                                "do not match the index's checksum")
+
+
+def _load(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str]) -> RecordIndex:
+    with open(index_path, "rb") as handle:
+        # An index is small: refuse to read one larger than the largest the data file could need.
+        index_bytes = handle.read(index_size(os.path.getsize(data_path) + 1) + 1)
+    try:
+        index = parse_index(index_bytes)
+    except CorruptIndex as exc:
+        raise _Unusable(f"corrupt index: {exc}") from None
+    with open(data_path, "rb") as data:
+        size = os.fstat(data.fileno()).st_size
+        if size != index.data_size:
+            raise _Unusable(f"stale index: the data file has {size} bytes, the index was made for {index.data_size}")
+        head = data.read(SAMPLE_SIZE)
+        data.seek(max(0, size - SAMPLE_SIZE))
+        tail = data.read(SAMPLE_SIZE)
+    if zlib.crc32(head) != index.head_crc or zlib.crc32(tail) != index.tail_crc:
+        raise _Unusable("stale index: the data file's bytes changed since it was indexed")
+    return index
+
+
+def read_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None) -> RecordIndex | None:
+    """The index of ``data_path`` (default ``FILE.zpi``) if it is usable, else None.
+
+    No index file: None. An index that is corrupt or stale (made for a file of
+    another size, or whose first or last 64 KiB changed): an ``IndexWarning``
+    and None, so that the caller reads the file as one split.
+    """
+    index_path = index_path if index_path is not None else default_index_path(data_path)
+    if not os.path.exists(index_path):
+        return None
+    try:
+        return _load(data_path, index_path)
+    except _Unusable as exc:
+        warnings.warn(f"{os.fspath(index_path)}: {exc}; reading {os.fspath(data_path)} as one split",
+                      IndexWarning, stacklevel=2)
+        return None
+
+
+def file_splits(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None, *,
+                target_records: int | None = None, target_bytes: int | None = None) -> list[Split]:
+    """The splits of a record file: by its index (see ``RecordIndex.splits``), or one
+    unindexed split for the whole file when it has no usable index."""
+    index = read_index(data_path, index_path)
+    if index is None:
+        return [Split(os.fspath(data_path), 0, os.path.getsize(data_path), None)]
+    return index.splits(data_path, target_records=target_records, target_bytes=target_bytes)
+
+
+def iter_split(schema: _Decoder, split: Split, type: Any = None, *, strict: bool = False,
+               max_record_size: int = 1 << 28) -> Iterator[Any]:
+    """The records of one split, in file order (see ``iter_split_batches``)."""
+    for batch in iter_split_batches(schema, split, type, strict=strict, max_record_size=max_record_size):
+        yield from batch
+
+
+def iter_split_batches(schema: _Decoder, split: Split, type: Any = None, *, strict: bool = False,
+                       batch_size: int = DEFAULT_BATCH, max_record_size: int = 1 << 28) -> Iterator[list[Any]]:
+    """The records of one split, in lists of up to ``batch_size``.
+
+    An indexed split is read an index entry at a time; before any of an entry's
+    records is decoded its bytes are checked against the entry's CRC32 and must
+    step over as exactly the entry's record count, ending at its stop. A split
+    whose bytes are not what its index says raises ``DecodeError`` naming the
+    file, the split and the offset. An unindexed split is the file from after a
+    leading schema document up to ``split.stop``, read ``max_record_size`` at most
+    per record.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive, not {batch_size}")
+    with open(split.path, "rb") as handle:
+        if split.indexed:
+            for entry in split.entries:
+                yield from _entry_batches(schema, handle, split, entry, type, strict, batch_size)
+        else:
+            yield from _unindexed_batches(schema, handle, split, type, strict, batch_size, max_record_size)
+
+
+def _split_error(split: Split, reason: str, path: str, offset: int | None) -> DecodeError:
+    return DecodeError(f"{split.path}: split {split.start}..{split.stop}: {reason}", path, offset)
+
+
+def _entry_batches(schema: _Decoder, handle: IO[bytes], split: Split, entry: IndexEntry, type: Any,
+                   strict: bool, batch_size: int) -> Iterator[list[Any]]:
+    size = entry.stop - entry.start
+    handle.seek(entry.start)
+    data = handle.read(size)
+    if len(data) != size:
+        raise _split_error(split, f"the file ends inside the indexed records {entry.start}..{entry.stop}",
+                           "$", entry.start + len(data))
+    if zlib.crc32(data) != entry.crc:
+        raise _split_error(split, f"the records {entry.start}..{entry.stop} do not match the index's "
+                                  "checksum (the file changed since it was indexed)", "$", entry.start)
+    # Where each batch ends, found by stepping over the records: the entry must
+    # hold exactly its records before any is decoded.
+    ends = []
+    position = records = 0
+    try:
+        while position < size and records <= entry.records:
+            position, count = skip_records(data, position, batch_size, size, schema.max_depth)
+            ends.append(position)
+            records += count
+    except DecodeError as exc:
+        raise _split_error(split, exc.reason, exc.path, None if exc.offset is None else entry.start + exc.offset)
+    if records != entry.records:
+        raise _split_error(split, f"{records if records <= entry.records else 'more'} records at "
+                                  f"{entry.start}..{entry.stop}, the index says {entry.records}", "$", entry.start)
+    view = memoryview(data)
+    start = 0
+    for end in ends:
+        try:
+            batch = schema.decode_all(view[start:end], type, strict=strict)
+        except DecodeError as exc:
+            raise _split_error(split, exc.reason, exc.path,
+                               None if exc.offset is None else entry.start + start + exc.offset) from exc
+        yield batch
+        start = end
+
+
+class _RangeReader:
+    """``read(n)`` of a file up to ``remaining`` bytes, so an unindexed split stops at its stop."""
+
+    def __init__(self, handle: IO[bytes], remaining: int) -> None:
+        self._handle = handle
+        self._remaining = remaining
+
+    def read(self, size: int = -1, /) -> bytes:
+        size = self._remaining if size < 0 else min(size, self._remaining)
+        chunk = self._handle.read(size)
+        self._remaining -= len(chunk)
+        return chunk
+
+
+def _unindexed_batches(schema: _Decoder, handle: IO[bytes], split: Split, type: Any, strict: bool,
+                       batch_size: int, max_record_size: int) -> Iterator[list[Any]]:
+    start = split.start
+    if start == 0:
+        head = handle.read(min(split.stop, MAX_SCHEMA_SIZE))
+        try:
+            start = _schema_prefix_end(head, schema.max_depth)
+        except DecodeError:
+            start = 0         # not a whole object within the schema size limit: records, decoded below
+    handle.seek(start)
+    batch: list[Any] = []
+    records = iter_records(schema, _RangeReader(handle, split.stop - start), type, strict=strict,
+                           max_record_size=max_record_size, base=start)
+    try:
+        for record in records:
+            batch.append(record)
+            if len(batch) >= batch_size:
+                yield batch
+                batch = []
+    except DecodeError as exc:
+        raise _split_error(split, exc.reason, exc.path, exc.offset) from exc
+    if batch:
+        yield batch
