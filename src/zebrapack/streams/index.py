@@ -149,20 +149,28 @@ def load_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[
 
 
 def _check_entries(data_path: str | os.PathLike[str], index: RecordIndex) -> None:
+    """Every entry's CRC32, and that stepping over the records from the first
+    one meets every entry's start: each starts at a record."""
+    if not index.entries:
+        return
     with open(data_path, "rb") as handle:
-        handle.seek(index.data_start)
-        for entry in index.entries:
-            crc = 0
-            remaining = entry.stop - entry.start
-            while remaining:
-                chunk = handle.read(min(remaining, 1 << 20))
-                if not chunk:
-                    raise _Unusable(f"stale index: the data file ends inside the records {entry.start}..{entry.stop}")
-                crc = zlib.crc32(chunk, crc)
-                remaining -= len(chunk)
-            if crc != entry.crc:
+        data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    view = memoryview(data)
+    try:
+        for i, entry in enumerate(index.entries):
+            if zlib.crc32(view[entry.start:entry.stop]) != entry.crc:
                 raise _Unusable(f"stale index: the records {entry.start}..{entry.stop} "
                                 "do not match the index's checksum")
+            try:
+                end, records = skip_records(data, entry.start, entry.records + 1, entry.stop)
+            except DecodeError as exc:
+                raise _Unusable(f"entry {i} does not start at a record: {exc}") from None
+            if (end, records) != (entry.stop, entry.records):
+                raise _Unusable(f"entry {i} or {i + 1} does not start at a record: {records} records at "
+                                f"{entry.start}..{end}, the index says {entry.records} ending at {entry.stop}")
+    finally:
+        view.release()
+        data.close()
 
 
 def _load(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str]) -> RecordIndex:

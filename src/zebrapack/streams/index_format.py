@@ -5,7 +5,7 @@ start in the middle of one. The index lists where every N-th record starts,
 which lets one file be read as several independent splits. The format is in
 ``docs/index-format.md``; in short (all integers little-endian)::
 
-    header   68 bytes: magic "ZPKINDEX", version, flags, the data file's size,
+    header   72 bytes: magic "ZPKINDEX", version, flags, the data file's size,
              where its first record starts, its record count, the entry count,
              the build parameters, CRC32s of its first and last 64 KiB
     entries  16 bytes each: segment start (u64), records (u32), CRC32 of the segment

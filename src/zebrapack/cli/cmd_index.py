@@ -1,0 +1,89 @@
+"""``zebrapack index FILE``: the sidecar index that makes a record file splittable."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from .._errors import DecodeError
+from ..streams.index import build_index, load_index
+from ..streams.index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, default_index_path
+from .common import CliError
+
+NAME = "index"
+HELP = "write the sidecar index (FILE.zpi) that lets readers split a record file"
+
+EPILOG = f"""\
+The index lists where every N-th record starts (an entry every {DEFAULT_EVERY}
+records, or sooner once an entry reaches {DEFAULT_EVERY_BYTES >> 20} MiB), with the file's size and
+CRC32 checksums, so that zebrapack.file_splits can read one file as several
+splits, and a stale or corrupt index is detected and ignored. A leading schema
+document (a stream written with write_schema=True) is recognized and skipped.
+No schema is needed: records are found by their msgpack structure.
+
+exit status: 0 done (with --check: the index is valid), 1 --check found the
+index stale or corrupt, 2 usage or input error
+
+examples:
+  zebrapack index big.zpk                  # writes big.zpk.zpi
+  zebrapack index big.zpk --every 10000 -o /tmp/big.zpi
+  zebrapack index --check big.zpk          # is big.zpk.zpi still right for big.zpk?
+"""
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be positive, not {value}")
+    return value
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="the record file to index")
+    parser.add_argument("-o", "--output", metavar="INDEX",
+                        help="where to write the index (default: FILE.zpi beside the file)")
+    parser.add_argument("--every", metavar="N", type=_positive, default=DEFAULT_EVERY,
+                        help=f"records per index entry (default {DEFAULT_EVERY})")
+    parser.add_argument("--every-bytes", metavar="BYTES", type=_positive, default=DEFAULT_EVERY_BYTES,
+                        help=f"end an entry sooner once it holds this many bytes (default {DEFAULT_EVERY_BYTES})")
+    parser.add_argument("--check", action="store_true",
+                        help="check the existing index against FILE (every checksum) instead of writing one")
+
+
+def run(args: argparse.Namespace) -> int:
+    index_path = args.output if args.output is not None else default_index_path(args.file)
+    if not os.path.isfile(args.file):
+        raise CliError(f"{args.file}: no such file")
+    if args.check:
+        return _check(args.file, index_path)
+    try:
+        index = build_index(args.file, index_path, every=args.every, every_bytes=args.every_bytes)
+    except DecodeError as exc:
+        raise CliError(f"{args.file}: not a record file: {exc}") from exc
+    except OSError as exc:
+        # A failure on the index's temporary file is one on the index.
+        name = index_path if str(exc.filename or "").startswith(index_path) else exc.filename
+        raise CliError(f"{name or args.file}: {exc.strerror or exc}") from exc
+    except ValueError as exc:       # --every beyond what the format holds
+        raise CliError(str(exc)) from exc
+    schema = ", after its schema document" if index.schema_prefix else ""
+    print(f"{index_path}: {index.record_count} records in {len(index.entries)} entries{schema} "
+          f"({os.path.getsize(index_path)} bytes)")
+    return 0
+
+
+def _check(data_path: str, index_path: str) -> int:
+    if not os.path.exists(index_path):
+        raise CliError(f"{index_path}: no such index")
+    try:
+        index = load_index(data_path, index_path, full=True)
+    except ValueError as exc:
+        print(exc)
+        return 1
+    except OSError as exc:
+        raise CliError(f"{exc.filename or index_path}: {exc.strerror or exc}") from exc
+    print(f"{index_path}: valid, {index.record_count} records in {len(index.entries)} entries")
+    return 0
