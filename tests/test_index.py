@@ -482,3 +482,23 @@ def test_vectors_index_without_their_schema(tmp_path: Path) -> None:
     index = zebrapack.build_index(stream, tmp_path / "a.zpi", every=2)
     assert [entry.records for entry in index.entries] == [2, 2, 1]
     assert zebrapack.read_index(stream, tmp_path / "a.zpi") == index
+
+
+def test_index_warning_points_at_the_callers_line(indexed: tuple[Path, list[Any]]) -> None:
+    path, _ = indexed
+    rewrite(path, lambda data: data[:-1])
+    for read in (zebrapack.read_index, zebrapack.file_splits):
+        with pytest.warns(IndexWarning) as caught:
+            read(path)
+        assert caught[0].filename == __file__
+
+
+def test_index_benchmark_reports_build_rate_size_and_read_costs(tmp_path: Path) -> None:
+    pytest.importorskip("msgspec")
+    from benchmarks import bench_index
+
+    text = bench_index.main(["--quick", "--rounds", "1", "--size", "index_mb=1", "--out", str(tmp_path)])
+    for needle in ("build_index", "bytes per record", "iter_decode(file)", "indexed splits", "unindexed split",
+                   "the checks alone"):
+        assert needle in text
+    assert (tmp_path / "index.md").exists()

@@ -200,14 +200,20 @@ def read_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[
     another size, or whose first or last 64 KiB changed): an ``IndexWarning``
     and None, so that the caller reads the file as one split.
     """
+    return _read_index(data_path, index_path, 3)
+
+
+def _read_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None,
+                stacklevel: int) -> RecordIndex | None:
     index_path = index_path if index_path is not None else default_index_path(data_path)
     if not os.path.exists(index_path):
         return None
     try:
         return _load(data_path, index_path)
     except _Unusable as exc:
+        # stacklevel: the warning points at the caller of the public function.
         warnings.warn(f"{os.fspath(index_path)}: {exc}; reading {os.fspath(data_path)} as one split",
-                      IndexWarning, stacklevel=2)
+                      IndexWarning, stacklevel=stacklevel)
         return None
 
 
@@ -215,7 +221,7 @@ def file_splits(data_path: str | os.PathLike[str], index_path: str | os.PathLike
                 target_records: int | None = None, target_bytes: int | None = None) -> list[Split]:
     """The splits of a record file: by its index (see ``RecordIndex.splits``), or one
     unindexed split for the whole file when it has no usable index."""
-    index = read_index(data_path, index_path)
+    index = _read_index(data_path, index_path, 3)
     if index is None:
         return [Split(os.fspath(data_path), 0, os.path.getsize(data_path), None)]
     return index.splits(data_path, target_records=target_records, target_bytes=target_bytes)
