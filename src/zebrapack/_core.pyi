@@ -1,6 +1,7 @@
 """Type stubs of the compiled core (cython/_core.pyx)."""
 
 from collections.abc import Mapping
+from mmap import mmap
 from typing import Any
 
 from .schema.model import SchemaDef
@@ -25,5 +26,5 @@ class Codec:
     def encode_into(self, obj: Any, buffer: bytearray, offset: int = 0, *, structnames: bool = True,
                     mode: str = "zebrapack") -> None: ...
 
-def skip_records(data: bytes | bytearray | memoryview, start: int, max_records: int, max_end: int,
+def skip_records(data: bytes | bytearray | memoryview | mmap, start: int, max_records: int, max_end: int,
                  max_depth: int = ...) -> tuple[int, int]: ...
