@@ -3,17 +3,19 @@
 # stepping over them with skip_value finds where each one ends.
 
 def skip_records(data, Py_ssize_t start, Py_ssize_t max_records, Py_ssize_t max_end,
-                 Py_ssize_t max_depth=DEFAULT_MAX_DEPTH):
+                 Py_ssize_t max_depth=DEFAULT_MAX_DEPTH, bint partial=False):
     """Step over whole records of ``data`` from ``start``: (end offset, records stepped over).
 
     Stops after ``max_records`` records, after the first record that ends at or
     past ``max_end``, or at the end of ``data``. Each record must be a msgpack
     map nested at most ``max_depth`` deep; a record that is not, or that the
-    input ends inside, is a ``DecodeError`` at its offset in ``data``.
+    input ends inside, is a ``DecodeError`` at its offset in ``data``
+    (``partial=True``: the input ending inside a record stops before it instead,
+    for data read in chunks).
     """
     cdef Reader r
     cdef Py_buffer view
-    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t count = 0, record_start
     cdef unsigned char b
     if max_depth < 1:
         raise ValueError(f"max_depth must be at least 1, not {max_depth}")
@@ -34,7 +36,14 @@ def skip_records(data, Py_ssize_t start, Py_ssize_t max_records, Py_ssize_t max_
             b = r.buf[r.pos]
             if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
                 reader_fail(&r, r.pos, f"a record is a struct map, not {wire_type_name(b)}")
-            skip_value(&r)
+            record_start = r.pos
+            try:
+                skip_value(&r)
+            except _DecodeError:
+                if partial and r.truncated:
+                    r.pos = record_start
+                    break
+                raise
             count += 1
             if r.pos >= max_end:
                 break

@@ -582,3 +582,26 @@ def _damage_files() -> tuple[bytes, bytes]:
             write_records(zp, path, some_records(zp, _DAMAGE_RECORDS), index=True, index_every=37)
             _DAMAGE_FILES.append((path.read_bytes(), (Path(directory) / "records.zpk.zpi").read_bytes()))
     return _DAMAGE_FILES[0]
+
+
+def test_unindexed_split_reads_records_longer_than_its_chunk(tmp_path: Path, zp: zebrapack.Schema) -> None:
+    path = tmp_path / "big_records.zpk"
+    records = [zp.types.A(Name="x" * (3 << 20)), *some_records(zp, 50), zp.types.A(Name="y" * (5 << 20))]
+    write_records(zp, path, records)
+    whole = Split(str(path), 0, path.stat().st_size, None)
+    assert read_all(zp, [whole]) == records
+    with pytest.raises(DecodeError, match=r"big_records\.zpk: split 0\.\.\d+: record larger than max_record_size"):
+        list(zebrapack.iter_split(zp, whole, max_record_size=1 << 20))
+
+
+def test_unindexed_split_of_a_cut_file_fails_after_the_whole_records(tmp_path: Path, zp: zebrapack.Schema) -> None:
+    path = tmp_path / "cut.zpk"
+    records = some_records(zp, 30)
+    write_records(zp, path, records)
+    size = path.stat().st_size
+    rewrite(path, lambda data: data[:-3])
+    got, failed = rows_until_error(zebrapack.iter_split(zp, Split(str(path), 0, size, None)))
+    assert failed and got == records[:-1]
+    with pytest.raises(DecodeError, match="input ends inside a value") as caught:
+        list(zebrapack.iter_split(zp, Split(str(path), 0, size - 3, None)))
+    assert caught.value.offset is not None and caught.value.offset > size - 400

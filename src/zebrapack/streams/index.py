@@ -37,7 +37,7 @@ from .index_format import (
     parse_index,
     write_index,
 )
-from .records import Schema, iter_records
+from .records import Schema
 from .self_describing import MAX_SCHEMA_SIZE
 
 
@@ -55,6 +55,8 @@ class _Decoder(Schema, Protocol):
 
 #: Records per batch of ``iter_split_batches`` (small lists decode faster: less for the GC to walk).
 DEFAULT_BATCH = 1024
+#: Bytes read at a time from a split without an index.
+UNINDEXED_CHUNK = 1 << 20
 
 
 def _is_schema_document(document: object) -> bool:
@@ -243,8 +245,9 @@ def iter_split_batches(schema: _Decoder, split: Split, type: Any = None, *, stri
     step over as exactly the entry's record count, ending at its stop. A split
     whose bytes are not what its index says raises ``DecodeError`` naming the
     file, the split and the offset. An unindexed split is the file from after a
-    leading schema document up to ``split.stop``, read ``max_record_size`` at most
-    per record.
+    leading schema document up to ``split.stop``; a record there may take
+    ``max_record_size`` bytes at most. A batch is yielded once all its records
+    have decoded, so an error ends the split at a batch boundary.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, not {batch_size}")
@@ -285,52 +288,56 @@ def _entry_batches(schema: _Decoder, handle: IO[bytes], split: Split, entry: Ind
     if records != entry.records:
         raise _split_error(split, f"{records if records <= entry.records else 'more'} records at "
                                   f"{entry.start}..{entry.stop}, the index says {entry.records}", "$", entry.start)
-    view = memoryview(data)
     start = 0
     for end in ends:
-        try:
-            batch = schema.decode_all(view[start:end], type, strict=strict)
-        except DecodeError as exc:
-            raise _split_error(split, exc.reason, exc.path,
-                               None if exc.offset is None else entry.start + start + exc.offset) from exc
-        yield batch
+        yield _decode_batch(schema, split, data, start, end, entry.start, type, strict)
         start = end
 
 
-class _RangeReader:
-    """``read(n)`` of a file up to ``remaining`` bytes, so an unindexed split stops at its stop."""
-
-    def __init__(self, handle: IO[bytes], remaining: int) -> None:
-        self._handle = handle
-        self._remaining = remaining
-
-    def read(self, size: int = -1, /) -> bytes:
-        size = self._remaining if size < 0 else min(size, self._remaining)
-        chunk = self._handle.read(size)
-        self._remaining -= len(chunk)
-        return chunk
+def _decode_batch(schema: _Decoder, split: Split, data: bytes, start: int, end: int, base: int, type: Any,
+                  strict: bool) -> list[Any]:
+    """The records of ``data[start:end]``; ``base``: the file offset of ``data[0]``, for errors."""
+    with memoryview(data) as view:
+        try:
+            return schema.decode_all(view[start:end], type, strict=strict)
+        except DecodeError as exc:
+            raise _split_error(split, exc.reason, exc.path,
+                               None if exc.offset is None else base + start + exc.offset) from exc
 
 
 def _unindexed_batches(schema: _Decoder, handle: IO[bytes], split: Split, type: Any, strict: bool,
                        batch_size: int, max_record_size: int) -> Iterator[list[Any]]:
+    """Read ``UNINDEXED_CHUNK`` bytes at a time (more for a record that needs
+    it), find whole records in them with the skipper, decode those in batches."""
     start = split.start
     if start == 0:
         head = handle.read(min(split.stop, MAX_SCHEMA_SIZE))
         try:
             start = _schema_prefix_end(head, schema.max_depth)
         except DecodeError:
-            start = 0         # not a whole object within the schema size limit: records, decoded below
+            start = 0         # not a whole object within the schema size limit: records, read below
     handle.seek(start)
-    batch: list[Any] = []
-    records = iter_records(schema, _RangeReader(handle, split.stop - start), type, strict=strict,
-                           max_record_size=max_record_size, base=start)
-    try:
-        for record in records:
-            batch.append(record)
-            if len(batch) >= batch_size:
-                yield batch
-                batch = []
-    except DecodeError as exc:
-        raise _split_error(split, exc.reason, exc.path, exc.offset) from exc
-    if batch:
-        yield batch
+    remaining = split.stop - start
+    data = b""
+    base = start              # the file offset of data[0]
+    while True:
+        chunk = handle.read(min(max(UNINDEXED_CHUNK, len(data)), remaining))
+        remaining -= len(chunk)
+        last = not chunk or not remaining
+        data += chunk
+        position = 0
+        while position < len(data):
+            try:
+                end, count = skip_records(data, position, batch_size, len(data), schema.max_depth, not last)
+            except DecodeError as exc:
+                raise _split_error(split, exc.reason, exc.path,
+                                   None if exc.offset is None else base + exc.offset) from exc
+            if not count:
+                break         # a record continues past the chunk
+            yield _decode_batch(schema, split, data, position, end, base, type, strict)
+            position = end
+        if last:
+            return
+        data, base = data[position:], base + position
+        if len(data) > max_record_size:
+            raise _split_error(split, f"record larger than max_record_size={max_record_size}", "$", base)
