@@ -76,10 +76,11 @@ def _schema_prefix_end(data: bytes | bytearray | memoryview | mmap.mmap, max_dep
     end, _ = skip_records(data, 0, 1, 0, max_depth)
     if end > MAX_SCHEMA_SIZE:
         return 0
-    try:
-        document = msgpack.unpackb(memoryview(data)[:end], raw=False, strict_map_key=False)
-    except (ValueError, TypeError):
-        return 0
+    with memoryview(data) as view:     # released before an mmap under it is closed
+        try:
+            document = msgpack.unpackb(view[:end], raw=False, strict_map_key=False)
+        except (ValueError, TypeError):     # TypeError: an unhashable map key
+            return 0
     return end if _is_schema_document(document) else 0
 
 
