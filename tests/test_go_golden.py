@@ -245,16 +245,24 @@ def test_go_reads_an_interface_typed_field_by_its_struct_name(go_peer: GoPeer) -
         go_peer.roundtrip("headerplus", "Plus", unknown_pet)
 
 
-@pytest.mark.parametrize(("field_hex", "why"), [
-    ("15c403010203", "U8s ([]uint8) as bin"),
-    ("0393c4020102c4020102c4020102", "Grid rows ([2]uint8) as bin"),
-    ("1694010203ff", "U8Arr ([4]uint8) holding a negative fixint"),
-    ("099401020304", "Fixed ([4]byte) as an array"),
-])
-def test_go_rejects_uint8_containers_as_bin_and_byte_ones_as_arrays(go_peer: GoPeer, field_hex: str, why: str) -> None:
+#: A Deep field (zid, then value) in the other spelling's encoding: why Go rejects it.
+UINT8_SPELLING_REJECTS = {
+    "15c403010203": "U8s ([]uint8) as bin",
+    "0393c4020102c4020102c4020102": "Grid rows ([2]uint8) as bin",
+    "1694010203ff": "U8Arr ([4]uint8) holding a negative fixint",
+    "099401020304": "Fixed ([4]byte) as an array",
+}
+
+
+@pytest.mark.parametrize("field_hex", list(UINT8_SPELLING_REJECTS), ids=list(UINT8_SPELLING_REJECTS.values()))
+def test_go_and_strict_python_reject_uint8_containers_as_bin_and_byte_ones_as_arrays(
+        go_peer: GoPeer, field_hex: str) -> None:
     deep = bytes.fromhex("82ffa444656570") + bytes.fromhex(field_hex)
-    with pytest.raises(GoRejected):
+    zid = int(field_hex[:2], 16)
+    with pytest.raises(GoRejected, match=f"zid {zid}:"):
         go_peer.roundtrip("deep", "Deep", deep)
+    with pytest.raises(zebrapack.DecodeError):
+        golden_schema("deep").decode(deep, type="Deep", strict=True)
 
 
 # Python -> Go -> Python
