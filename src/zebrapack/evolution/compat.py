@@ -189,10 +189,12 @@ def _same_type(a: TypeRef | None, b: TypeRef | None) -> bool:
 
 
 def _without_aliases(t: TypeRef) -> TypeRef:
-    """The type with Go's ``byte`` spelled ``uint8`` (one type in Go, one encoding on the wire)."""
+    """The type with Go's ``byte`` spelled ``uint8`` (one type in Go, one encoding on the
+    wire), except as an array's element: ``[N]byte`` is bin, ``[N]uint8`` an array of ints."""
+    byte_array = t.kind == Kind.ARRAY and t.elem is not None and t.elem.kind == Kind.BYTE
     return dataclasses.replace(
         t, kind=Kind.UINT8 if t.kind == Kind.BYTE else t.kind,
-        elem=_without_aliases(t.elem) if t.elem is not None else None,
+        elem=_without_aliases(t.elem) if t.elem is not None and not byte_array else t.elem,
         key=_without_aliases(t.key) if t.key is not None else None)
 
 
