@@ -184,6 +184,9 @@ INTERFACE_FAMILIES = {
     "d7033f80000040000000": ("complex64", "d7033f80000040000000"),
     "d8043ff00000000000004000000000000000": ("complex128", "d8043ff00000000000004000000000000000"),
     "c70c050000000000000001000003e8": ("time.Time", "c70c050000000000000001000003e8"),
+    # Go reads the nanoseconds as a signed int32 and time.Unix normalizes them
+    "c70c050000000000000001ffffffff": ("time.Time", "c70c0500000000000000003b9ac9ff"),
+    "c70c0500000000000000013b9aca00": ("time.Time", "c70c05000000000000000200000000"),
     "d6ff00000001": ("*msgp.RawExtension", "d6ff00000001"),  # the msgpack timestamp: a raw ext to Go
     "d40701": ("*msgp.RawExtension", "d40701"),
     "c7030a010203": ("*msgp.RawExtension", "c7030a010203"),
