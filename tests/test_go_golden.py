@@ -462,3 +462,17 @@ def test_python_strict_reader_rejects_interface_value_go_rejects(go_peer: GoPeer
         go_peer.roundtrip("my", "Sys", record)
     with pytest.raises(zebrapack.DecodeError):
         golden_schema("my").decode(record, type="Sys", strict=True)
+
+
+@pytest.mark.parametrize(("when_hex", "written_hex"), [
+    ("c70c050000000000000001ffffffff", "c70c0500000000000000003b9ac9ff"),
+    ("c70c0500000000000000013b9aca00", "c70c05000000000000000200000000"),
+], ids=["minus_one_nanosecond", "a_whole_second_of_nanoseconds"])
+def test_go_and_python_normalize_a_time_field_nanoseconds_alike(go_peer: GoPeer, when_hex: str,
+                                                                 written_hex: str) -> None:
+    # Go reads the nanoseconds as a signed int32 and time.Unix normalizes them
+    leaf = bytes.fromhex("82ffa44c65616603") + bytes.fromhex(when_hex)
+    normalized = bytes.fromhex("82ffa44c65616603") + bytes.fromhex(written_hex)
+    schema = golden_schema("deep")
+    assert go_peer.roundtrip("deep", "Leaf", leaf) == normalized
+    assert schema.encode(schema.decode(leaf, type="Leaf", strict=True)) == normalized
