@@ -755,7 +755,11 @@ cdef object read_any(Reader *r):
             trail_key_reading(&r.trail)
             if r.strict and not is_any_map_key(r):
                 fail_any_map_key(r)
-            key = read_any(r)
+            if r.pos < r.end and r.buf[r.pos] == 0xc0:
+                r.pos += 1              # Go reads a nil key as "" (msgp's ReadMapKeyZC)
+                key = ""
+            else:
+                key = read_any(r)
             trail_key(&r.trail, key)
             PyDict_SetItem(result, key, read_any(r))
         trail_map_done(&r.trail)

@@ -238,3 +238,10 @@ def test_nil_elements_of_a_slice_of_interfaces_are_written() -> None:
 
 def test_nil_plain_interface_field_is_written_as_nil() -> None:
     assert MY.encode(MY.types.Sys()) == sys_with(b"\xc0")
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_nil_map_key_inside_interface_reads_as_the_empty_string_as_go_reads_it(strict: bool) -> None:
+    # msgp's ReadMapKeyZC gives "" for a nil key; Go then writes it back as a str.
+    assert MY.decode(sys_with(b"\x81\xc0\x01"), strict=strict).F == {"": 1}
+    assert sys_value({"": 1}) == b"\x81\xa0\x01"

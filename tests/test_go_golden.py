@@ -426,22 +426,8 @@ def test_python_value_chooses_the_go_type_go_reads(go_peer: GoPeer, value: Any, 
 #: writes it as bin, where Go reads it as a string and writes a str. Go reads both
 #: encodings as the same map[string]interface{}.
 PYTHON_WRITES_OTHERWISE = {"81c4016b01": "81c4016b01"}
-#: Disagreements with Go that are bugs (reported): the reference reads a nil map
-#: key inside interface{} as "" (ReadMapKeyZC); zebrapack's strict reader accepts
-#: it as the key None, which its writer then refuses.
-PYTHON_DISAGREES = {
-    "81c001": "zebrapack reads a nil interface{} map key as None and cannot write it back; Go reads \"\"",
-}
-
-
-def disagreement(value_hex: str) -> list[pytest.MarkDecorator]:
-    if value_hex in PYTHON_DISAGREES:
-        return [pytest.mark.xfail(strict=True, reason=PYTHON_DISAGREES[value_hex])]
-    return []
-
-
 @pytest.mark.parametrize(("value_hex", "go_type", "written_hex"), [
-    pytest.param(value, go_type, PYTHON_WRITES_OTHERWISE.get(value, written), id=value, marks=disagreement(value))
+    pytest.param(value, go_type, PYTHON_WRITES_OTHERWISE.get(value, written), id=value)
     for value, (go_type, written) in INTERFACE_FAMILIES.items()])
 def test_python_reads_interface_value_as_go_and_writes_it_back_in_its_family(
         go_peer: GoPeer, value_hex: str, go_type: str, written_hex: str) -> None:
