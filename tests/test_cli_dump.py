@@ -88,7 +88,7 @@ def test_missing_and_unreadable_schemas_are_one_line_errors(tmp_path: Path) -> N
     bad = tmp_path / "bad.z"
     bad.write_bytes(b"\x91\x01")
     assert error_line(run_cli("dump", "-s", tmp_path / "none.z", A_STREAM)) == \
-        f"zebrapack dump: error: {tmp_path / 'none.z'}: no such schema file"
+        f"zebrapack dump: error: {tmp_path / 'none.z'}: No such file or directory"
     assert error_line(run_cli("dump", "-s", bad, A_STREAM)) == \
         f"zebrapack dump: error: {bad}: a schema is a map, not list"
 

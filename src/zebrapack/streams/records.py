@@ -39,10 +39,6 @@ class BinaryReader(Protocol):
     def read(self, size: int = ..., /) -> bytes: ...
 
 
-def _is_buffer(source: object) -> bool:
-    return isinstance(source, (bytes, bytearray, memoryview))
-
-
 def iter_records(
     schema: Schema,
     source: bytes | bytearray | memoryview | BinaryReader,
@@ -60,7 +56,7 @@ def iter_records(
     more than ``max_record_size`` bytes is a ``DecodeError``. ``prefix``: bytes
     already read from the file; ``base``: the file offset ``prefix`` starts at.
     """
-    if _is_buffer(source):
+    if isinstance(source, (bytes, bytearray, memoryview)):
         data = memoryview(source).cast("B") if not isinstance(source, bytes) else source
         size = len(data)
         position = base
