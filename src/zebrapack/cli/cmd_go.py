@@ -24,7 +24,7 @@ example:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("schema", metavar="SCHEMA", help="the compiled schema (.z or .z.json)")
+    parser.add_argument("schema", metavar="SCHEMA", help="the schema (.z, .z.json or Go source .go)")
     parser.add_argument("-o", "--output", metavar="FILE.go", help="write the source there (default: standard output)")
     parser.add_argument("--package", help="the Go package name (default: the schema's)")
 
