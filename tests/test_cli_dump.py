@@ -127,4 +127,4 @@ def test_records_without_struct_names_need_type() -> None:
 def test_unknown_type_and_typed_options_without_schema_are_errors() -> None:
     assert error_line(run_cli("dump", "-s", ZP, "-t", "Nope", A_STREAM)) == \
         "zebrapack dump: error: the schema has no struct 'Nope' (it has A, Prims, Inner, Compound, Tree)"
-    assert error_line(run_cli("dump", "--pretty", A_STREAM)) == "zebrapack dump: error: --pretty needs --schema"
+    assert error_line(run_cli("dump", "--pretty", A_STREAM)) == "zebrapack dump: error: --pretty needs a schema: --schema, or a stream that carries its schema"
