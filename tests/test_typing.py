@@ -85,9 +85,9 @@ def test_mypy_rejects_misuse_of_a_decoded_record(mypy_output: list[str]) -> None
     assert len(errors) == len(EXPECTED_ERRORS), mypy_output
 
 
-def test_the_package_passes_mypy_strict() -> None:
+def test_the_package_passes_mypy_strict(tmp_path: Path) -> None:
     package = PACKAGE_ROOT / "zebrapack"
-    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", ".mypy_cache",
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"),
                              "--config-file", str(Path(__file__).parent.parent / "pyproject.toml"),
                              "-p", "zebrapack"],
                             cwd=package.parent, capture_output=True, text=True, env=cli_env(), timeout=600,

@@ -76,19 +76,19 @@ def run(args: argparse.Namespace) -> int:
         carries_schema = _starts_with_schema(head)
         if not args.raw:
             _check_records_input(head, name, schema_expected=schema is not None or carries_schema)
-        input = _HeadFirst(head, metered)
+        whole = _HeadFirst(head, metered)
         try:
             if args.raw or (schema is None and not carries_schema):
                 for option in ("type", "pretty", "wire_order"):
                     if getattr(args, option):
                         raise CliError(f"--{option.replace('_', '-')} needs a schema: --schema, or a stream "
                                        "that carries its schema")
-                _dump_raw(input, name, out)
+                _dump_raw(whole, name, out)
             elif carries_schema:
-                _dump_self_describing(input, schema, args, out)
+                _dump_self_describing(whole, schema, args, out)
             else:
                 assert schema is not None
-                _dump_typed(schema, schema.iter_decode(input, args.type, chunk_size=CHUNK_SIZE), input, args, out)
+                _dump_typed(schema, schema.iter_decode(whole, args.type, chunk_size=CHUNK_SIZE), whole, args, out)
         finally:
             out.flush()
     return 0
