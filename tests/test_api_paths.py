@@ -39,3 +39,16 @@ def test_open_stream_of_a_missing_path_is_file_not_found(tmp_path: Path) -> None
 def test_a_missing_schema_file_is_file_not_found(tmp_path: Path, call: object) -> None:
     with pytest.raises(FileNotFoundError, match="absent"):
         call(tmp_path / "absent.z")  # type: ignore[operator]
+
+
+def test_writer_takes_a_path_and_closes_the_file_it_opened(tmp_path: Path) -> None:
+    schema = zebrapack.load(SCHEMAS / "zp.z")
+    records = schema.decode_all(A_STREAM.read_bytes())
+    path = tmp_path / "out.zpk"
+    with schema.writer(path) as writer:
+        writer.write_all(records)
+    assert path.read_bytes() == A_STREAM.read_bytes()
+    with schema.writer(str(path), write_schema=True) as writer:     # truncates
+        writer.write(records[0])
+    with zebrapack.open_stream(path) as stream:
+        assert [repr(r) for r in stream] == [repr(records[0])]      # the stream schema's own class

@@ -172,8 +172,8 @@ class Schema(Codec, Generic[R]):
         return iter_records(self, source, type, strict=strict, chunk_size=chunk_size,
                             max_record_size=max_record_size)
 
-    def writer(self, fileobj: IO[bytes], **options: Any) -> RecordWriter:
-        """A ``RecordWriter`` appending encoded records to a binary file (see ``RecordWriter``)."""
+    def writer(self, fileobj: IO[bytes] | PathLike, **options: Any) -> RecordWriter:
+        """A ``RecordWriter`` appending encoded records to a binary file or a path (see ``RecordWriter``)."""
         return RecordWriter(self, fileobj, **options)
 
     def __repr__(self) -> str:
