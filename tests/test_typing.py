@@ -45,8 +45,9 @@ reveal_type(generated.decode(data, type=Tree))                    # zp_models.Tr
 reveal_type(generated.decode_all(data))                           # list[zp_models.A | zp_models.Compound | zp_models.Inner | zp_models.Prims | zp_models.Tree]
 reveal_type(next(generated.iter_decode(data, A)))                 # zp_models.A
 
-def annotated(s: zebrapack.Schema) -> None:                       # a bare Schema is Schema[Any]
+def annotated(s: zebrapack.Schema, stream: zebrapack.SchemaStream) -> None:   # bare: [Any]
     reveal_type(s.decode(data))                                   # Any
+    reveal_type(next(iter(stream)))                               # Any
 
 a = generated.decode(data, type=A)
 a.Name + 1

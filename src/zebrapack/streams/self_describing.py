@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import IO, Any, Generic, TypeVar, overload
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import msgpack
 
@@ -19,8 +19,13 @@ from ..schema.loader import Schema, load
 from .records import BinaryReader, iter_records
 
 
-#: The class of the records: the one given as ``open_stream(..., type=C)``, else ``Any``.
-R = TypeVar("R", covariant=True)
+#: The class of the records: the one given as ``open_stream(..., type=C)``, else ``Any``
+#: (also for a bare ``SchemaStream`` annotation: a PEP 696 default, seen by type checkers).
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar as DefaultedTypeVar
+    R = DefaultedTypeVar("R", covariant=True, default=Any)
+else:
+    R = TypeVar("R", covariant=True)
 T = TypeVar("T")
 
 
