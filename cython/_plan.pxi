@@ -167,7 +167,8 @@ cdef TypePlan compile_type(object ref, dict structs, dict memo):
     elif kind == K_ARRAY:
         plan.length = ref.length
         plan.elem = compile_type(ref.elem, structs, memo)
-        plan.kind = K_BYTEARRAY if plan.elem.kind in (K_BYTE, K_UINT8) else K_ARRAY
+        # [N]byte is bin; [N]uint8 an array of integers (the generator goes by spelling)
+        plan.kind = K_BYTEARRAY if plan.elem.kind == K_BYTE else K_ARRAY
     else:
         raise AssertionError(f"unnormalized type {ref!r}")
     if plan.kind in _INTEGER_RANGES:
@@ -225,7 +226,7 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         by_declaration.append(fp)
     plan.msgp_fields = tuple(by_declaration)
     plan.fields = tuple(sorted(by_declaration, key=lambda item: item.zid))
-    limit = max([f.zid for f in struct_def.fields], default=-1) + 1
+    limit = max([item.zid for item in by_declaration], default=-1) + 1   # Skip zids are never read
     plan.by_zid = <PyObject **>PyMem_Malloc(max(limit, 1) * sizeof(PyObject *))
     if plan.by_zid == NULL:
         raise MemoryError()

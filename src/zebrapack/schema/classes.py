@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..values.ext import Ext
-from .model import INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
+from .model import BYTE_KINDS, INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
 
 #: Go's zero time.Time where a time sits inside a container.
 GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
@@ -48,7 +48,7 @@ def zero_factory(type_ref: TypeRef, classes: Mapping[str, type]) -> tuple[bool, 
         return False, classes[type_ref.name]
     if kind == Kind.ARRAY:
         elem = type_ref.elem_type
-        if elem.kind in (Kind.BYTE, Kind.UINT8):
+        if elem.kind in BYTE_KINDS:
             return True, bytes(type_ref.length)
         return False, _ArrayZero(type_ref.length, *zero_factory(elem, classes))
     raise AssertionError(f"no zero for {type_ref}")
@@ -87,7 +87,7 @@ def annotation(type_ref: TypeRef, classes: Mapping[str, type], field_level: bool
     if kind == Kind.SLICE:
         return list[annotation(type_ref.elem_type, classes)]  # type: ignore[misc]
     if kind == Kind.ARRAY:
-        if type_ref.elem_type.kind in (Kind.BYTE, Kind.UINT8):
+        if type_ref.elem_type.kind in BYTE_KINDS:
             return bytes
         return list[annotation(type_ref.elem_type, classes)]  # type: ignore[misc]
     if kind == Kind.MAP:
