@@ -21,8 +21,9 @@ structs, newly deprecated or retired fields). --json prints the findings only.
 
 exit status: 0 compatible, 1 conflicts, 2 usage or input error
 
-example:
-  zebrapack check tests/vectors/schemas/evo1.z tests/vectors/schemas/evo2.z
+examples:
+  zebrapack check people.go people_v2.go
+  zebrapack check --json old.z new.z
 """
 
 

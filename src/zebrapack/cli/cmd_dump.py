@@ -23,18 +23,18 @@ CHUNK_SIZE = 1 << 16
 
 EPILOG = """\
 examples:
-  zebrapack dump --schema tests/vectors/schemas/zp.z tests/vectors/zp/A_stream.zpk
+  zebrapack dump --schema zp.z records.zpk
   zebrapack dump -s zpn.z --type A --pretty record.zpk
   cat records.zpk | zebrapack dump -s zp.z | jq .Name
   zebrapack dump with_schema.zpk          # a stream written with write_schema=True: its own schema
-  zebrapack dump tests/vectors/zp/A_seed.zpk      # no schema: offsets, wire types, values
+  zebrapack dump --raw records.zpk       # offsets, wire types, values
 
 A stream that starts with its schema (schema.writer(f, write_schema=True)) is
 read with that schema; with --schema S it is read with S, which must be an
 earlier or later version of the stream's schema (as `zebrapack check` says).
 --raw shows the raw structure of any input, its schema included.
 
-Typed JSON is the format of tests/vectors/README.md: "$type" first, then every
+Typed JSON (docs/typed-json.md of the repository): "$type" first, then every
 field by Go name; {"$time": ...} with nanoseconds, {"$bytes": hex},
 {"$float": "nan"|"inf"|"-inf"|"-0"} (a NaN with a payload adds "$bits"),
 {"$map": [[key, value], ...]}, {"$complex": [re, im]}, {"$ext": [code, hex]}.

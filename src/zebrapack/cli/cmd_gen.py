@@ -13,7 +13,7 @@ HELP = "write a Python module with a dataclass per struct and the schema bound t
 
 EPILOG = """\
 examples:
-  zebrapack gen tests/vectors/schemas/zp.z -o zp_models.py
+  zebrapack gen zp.z -o zp_models.py
   zebrapack gen my.z.json > my_models.py
 
 The module embeds the schema; use it as:

@@ -20,7 +20,7 @@ Unexported struct and field names are refused unless --unexported is given;
 the reference generator then needs -unexported too, as `zebrapack schema` does.
 
 examples:
-  zebrapack go tests/vectors/schemas/zp.z -o zp_schema.go
+  zebrapack go zp.z -o zp_schema.go
   zebrapack go --unexported tests/golden/schemas/my2.z -o my2_schema.go
 """
 
