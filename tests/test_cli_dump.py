@@ -102,7 +102,7 @@ def test_missing_and_unreadable_schemas_are_one_line_errors(tmp_path: Path) -> N
     bad = tmp_path / "bad.z"
     bad.write_bytes(b"\x91\x01")
     assert error_line(run_cli("dump", "-s", tmp_path / "none.z", A_STREAM)) == \
-        f"zebrapack dump: error: {tmp_path / 'none.z'}: no such schema file"
+        f"zebrapack dump: error: {tmp_path / 'none.z'}: No such file or directory"
     assert error_line(run_cli("dump", "-s", bad, A_STREAM)) == \
         f"zebrapack dump: error: {bad}: a schema is a map, not list"
 
@@ -141,4 +141,4 @@ def test_records_without_struct_names_need_type() -> None:
 def test_unknown_type_and_typed_options_without_schema_are_errors() -> None:
     assert error_line(run_cli("dump", "-s", ZP, "-t", "Nope", A_STREAM)) == \
         "zebrapack dump: error: the schema has no struct 'Nope' (it has A, Prims, Inner, Compound, Tree)"
-    assert error_line(run_cli("dump", "--pretty", A_STREAM)) == "zebrapack dump: error: --pretty needs --schema"
+    assert error_line(run_cli("dump", "--pretty", A_STREAM)) == "zebrapack dump: error: --pretty needs a schema: --schema, or a stream that carries its schema"

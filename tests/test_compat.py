@@ -44,7 +44,7 @@ def person(**replace: str) -> zebrapack.SchemaDef:
 
 def lines(old: Any, new: Any) -> list[str]:
     report = check_compatible(old, new)
-    return [f"{'conflict' if f.conflict else 'info'}: {f}" for f in report.findings]
+    return [f"{f.severity}: {f}" for f in report.findings]
 
 
 def test_same_schema_has_no_findings() -> None:
@@ -80,7 +80,7 @@ def test_new_fields_and_structs_are_information() -> None:
                             + 'type Pet struct {\n\tName string `zid:"0"`\n}\n')
     report = check_compatible(person(), new)
     assert lines(person(), new) == ["info: Person zid 6 (Nick): new field string", "info: Pet: new struct"]
-    assert report.compatible and report.notes == report.findings
+    assert report.compatible and report.info == report.findings
 
 
 def test_removed_struct_is_a_conflict() -> None:

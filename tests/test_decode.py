@@ -117,6 +117,11 @@ def test_trailing_bytes_are_an_error_with_their_offset(zp: zebrapack.Schema) -> 
     assert caught.value.offset == len(A_SEED)
 
 
+def test_trailing_bytes_point_at_the_stream_readers(zp: zebrapack.Schema) -> None:
+    with pytest.raises(DecodeError, match=r"57 trailing bytes .*decode_all or iter_decode"):
+        zp.decode(A_SEED * 2)
+
+
 def test_string_keys_from_msgp_mode_are_read_by_tag_name(zp: zebrapack.Schema) -> None:
     msgp_bytes = (VECTORS / "mp" / "A_seed.zpk").read_bytes()
     assert zp.decode(msgp_bytes, type="A") == zp.decode(A_SEED)

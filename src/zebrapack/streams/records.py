@@ -8,6 +8,7 @@ reads such a stream back without a separate schema file.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Protocol
 
@@ -39,10 +40,6 @@ class BinaryReader(Protocol):
     def read(self, size: int = ..., /) -> bytes: ...
 
 
-def _is_buffer(source: object) -> bool:
-    return isinstance(source, (bytes, bytearray, memoryview))
-
-
 def iter_records(
     schema: Schema,
     source: bytes | bytearray | memoryview | BinaryReader,
@@ -60,7 +57,7 @@ def iter_records(
     more than ``max_record_size`` bytes is a ``DecodeError``. ``prefix``: bytes
     already read from the file; ``base``: the file offset ``prefix`` starts at.
     """
-    if _is_buffer(source):
+    if isinstance(source, (bytes, bytearray, memoryview)):
         data = memoryview(source).cast("B") if not isinstance(source, bytes) else source
         size = len(data)
         position = base
@@ -99,15 +96,18 @@ def iter_records(
 class RecordWriter:
     """Appends encoded records to a binary file, buffering up to ``buffer_size`` bytes.
 
-    ``write_schema=True`` first writes the schema document, making the stream
-    self-describing (read it back with ``zebrapack.open_stream``). Use as a
-    context manager, or call ``close()`` (which flushes; the file stays open).
+    ``fileobj``: a binary file, or a path (the file is created, or truncated, and
+    closed by ``close()``). ``write_schema=True`` first writes the schema document,
+    making the stream self-describing (read it back with ``zebrapack.open_stream``).
+    Use as a context manager, or call ``close()`` (which flushes; a file given open
+    stays open).
     """
 
-    def __init__(self, schema: Schema, fileobj: IO[bytes], *, structnames: bool = True,
+    def __init__(self, schema: Schema, fileobj: IO[bytes] | str | os.PathLike[str], *, structnames: bool = True,
                  mode: str = "zebrapack", write_schema: bool = False, buffer_size: int = 1 << 16) -> None:
         self._schema = schema
-        self._file = fileobj
+        self._owned = isinstance(fileobj, (str, os.PathLike))
+        self._file: IO[bytes] = open(fileobj, "wb") if isinstance(fileobj, (str, os.PathLike)) else fileobj
         self._structnames = structnames
         self._mode = mode
         self._buffer_size = buffer_size
@@ -136,7 +136,11 @@ class RecordWriter:
             flush()
 
     def close(self) -> None:
-        self.flush()
+        try:
+            self.flush()
+        finally:
+            if self._owned:
+                self._file.close()
 
     def __enter__(self) -> RecordWriter:
         return self
