@@ -4,7 +4,7 @@ Environment switches (all off by default):
 
 - ``ZEBRAPACK_DEBUG=1``: no optimisation, debug symbols, C asserts kept.
 - ``ZEBRAPACK_SANITIZE=1``: AddressSanitizer + UndefinedBehaviorSanitizer build
-  (see the README's Robustness section for how to run the tests under it).
+  (docs/robustness.md says how to run the tests under it).
 - ``ZEBRAPACK_ANNOTATE=1``: write Cython's HTML annotation next to the sources.
 """
 
@@ -32,7 +32,9 @@ def _extension() -> Extension:
         # -UNDEBUG: Python's own CFLAGS define NDEBUG, which would drop the C asserts.
         compile_args += ["-O0", "-g", "-UNDEBUG"]
     else:
-        compile_args += ["-O3"]
+        # -g0 after Python's own -g, -s at link: the wheel carries no debug info (2.5 MB -> ~0.4 MB).
+        compile_args += ["-O3", "-g0"]
+        link_args += ["-s"]
         macros += [("NDEBUG", "1"), ("ZP_OPTIMIZED_BUILD", "1")]
     return Extension(
         "zebrapack._core",

@@ -114,7 +114,8 @@ cdef class Codec:
             if how == 0:
                 result = self._decode_record(&r, plan)
                 if r.pos != r.end:
-                    reader_fail(&r, r.pos, f"{r.end - r.pos} trailing bytes after the record")
+                    reader_fail(&r, r.pos, f"{r.end - r.pos} trailing bytes after the record"
+                                " (a stream of records? read it with decode_all or iter_decode)")
                 return result
             if how == 1:
                 results = []

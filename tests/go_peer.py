@@ -1,9 +1,11 @@
 """The Go peer of the cross-language tests (tests/go): built once per session, then driven.
 
 ``zpeer roundtrip SCHEMA TYPE`` decodes records strictly, as the reference Go
-code does, and encodes them again (see tests/go/main.go for the protocol). One
-process per (schema, type) serves every request of the session, so a
-hypothesis test sending hundreds of records starts no more processes.
+code does, and encodes them again; ``zpeer dump SCHEMA TYPE`` describes what
+it decoded as typed trees, the Go type of every interface value included (see
+tests/go/main.go for the protocol). One process per (command, schema, type)
+serves every request of the session, so a hypothesis test sending hundreds of
+records starts no more processes.
 
 The tests skip when ``go`` is not installed, unless ``ZEBRAPACK_REQUIRE_GO=1``
 (CI), which makes that a failure. Test modules import the ``go_peer`` fixture.
@@ -11,6 +13,7 @@ The tests skip when ``go`` is not installed, unless ``ZEBRAPACK_REQUIRE_GO=1``
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import struct
@@ -18,7 +21,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -40,18 +43,34 @@ class GoPeer:
 
     def __init__(self, binary: Path) -> None:
         self.binary = binary
-        self._processes: dict[tuple[str, str], subprocess.Popen[bytes]] = {}
+        self._processes: dict[tuple[str, str, str], subprocess.Popen[bytes]] = {}
         # A file, not a pipe, takes what a process says on stderr: a pipe
         # nobody reads could fill up and stall the process mid-answer.
-        self._stderr: dict[tuple[str, str], IO[bytes]] = {}
+        self._stderr: dict[tuple[str, str, str], IO[bytes]] = {}
 
     def roundtrip(self, schema: str, type_name: str, records: bytes) -> bytes:
         """Go's encoding of ``records`` (one or more records of ``type_name``) after it
-        decoded them with the reader of ``schema`` (zp, zpn, evo1 or evo2).
+        decoded them with the reader of ``schema`` (zp, zpn, evo1, evo2, my, my2,
+        deep or headerplus).
 
         Raises ``GoRejected`` when Go's strict reader refuses them.
         """
-        process = self._process(schema, type_name)
+        return self._ask("roundtrip", schema, type_name, records)
+
+    def dump(self, schema: str, type_name: str, records: bytes) -> list[dict[str, Any]]:
+        """The typed tree of each record as Go's strict reader read it, in the format
+        of the golden manifest's ``expect`` (tests/golden/README.md). A value held in
+        an interface also has its Go dynamic type (``%T``) under ``"go"``; map
+        entries come in Go's random order.
+
+        Raises ``GoRejected`` when Go's strict reader refuses them.
+        """
+        trees: list[dict[str, Any]] = json.loads(self._ask("dump", schema, type_name, records))
+        return trees
+
+    def _ask(self, command: str, schema: str, type_name: str, records: bytes) -> bytes:
+        key = (command, schema, type_name)
+        process = self._process(key)
         requests, responses = _pipes(process)
         try:
             requests.write(_FRAME_HEADER.pack(len(records)) + records)
@@ -60,35 +79,33 @@ class GoPeer:
         except BrokenPipeError:  # it had stopped already
             header = b""
         if len(header) < _RESPONSE_HEADER.size:
-            raise RuntimeError(f"zpeer roundtrip {schema} {type_name} stopped: {self._stop(schema, type_name)}")
+            raise RuntimeError(f"zpeer {' '.join(key)} stopped: {self._stop(key)}")
         status, size = _RESPONSE_HEADER.unpack(header)
         payload = responses.read(size)
         if status == b"E":
             raise GoRejected(payload.decode())
         return payload
 
-    def _process(self, schema: str, type_name: str) -> subprocess.Popen[bytes]:
-        key = (schema, type_name)
+    def _process(self, key: tuple[str, str, str]) -> subprocess.Popen[bytes]:
         if key not in self._processes:
             self._stderr[key] = tempfile.TemporaryFile()
             self._processes[key] = subprocess.Popen(
-                [self.binary, "roundtrip", schema, type_name],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr[key])
+                [self.binary, *key], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr[key])
         return self._processes[key]
 
-    def _stop(self, schema: str, type_name: str) -> str:
+    def _stop(self, key: tuple[str, str, str]) -> str:
         """End one process; what it said on stderr."""
-        process = self._processes.pop((schema, type_name))
+        process = self._processes.pop(key)
         process.communicate(timeout=30)
-        with self._stderr.pop((schema, type_name)) as stderr:
+        with self._stderr.pop(key) as stderr:
             stderr.seek(0)
             said = stderr.read().decode(errors="replace").strip()
         return said or f"exit status {process.returncode}"
 
     def close(self) -> None:
         """End every process (each exits when its stdin closes)."""
-        for schema, type_name in list(self._processes):
-            self._stop(schema, type_name)
+        for key in list(self._processes):
+            self._stop(key)
 
 
 def _pipes(process: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:

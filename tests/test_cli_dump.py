@@ -18,6 +18,20 @@ def type_args(case: dict[str, Any]) -> list[str]:
     return [] if case["structnames_on_wire"] else ["--type", case["type"]]
 
 
+def as_vector_json(value: Any) -> Any:
+    """Dump's typed JSON without the Go types of interface{} numbers, which the vectors'
+    typed JSON does not carry ({"$f32": x} is x there, {"$uint": n} is n)."""
+    if isinstance(value, list):
+        return [as_vector_json(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if list(value) in (["$f32"], ["$uint"]):
+        return next(iter(value.values()))
+    if list(value) == ["$complex64"]:
+        return {"$complex": value["$complex64"]}
+    return {key: as_vector_json(item) for key, item in value.items()}
+
+
 @pytest.mark.parametrize("case", MANIFEST, ids=case_id)
 def test_dump_of_every_vector_is_its_expected_typed_json(monkeypatch: pytest.MonkeyPatch,
                                                          case: dict[str, Any]) -> None:
@@ -30,7 +44,7 @@ def test_dump_of_every_vector_is_its_expected_typed_json(monkeypatch: pytest.Mon
     if case_id(case) == "zp/Prims_boundary_b":
         # The vectors' typed JSON has no NaN payload; dump keeps it (see _typed_json).
         assert dumped[0]["F64"].pop("$bits") == "7ff8000000000001"
-    assert dumped == expected
+    assert as_vector_json(dumped) == expected
     assert all(list(record)[0] == "$type" for record in dumped)
 
 
@@ -88,7 +102,7 @@ def test_missing_and_unreadable_schemas_are_one_line_errors(tmp_path: Path) -> N
     bad = tmp_path / "bad.z"
     bad.write_bytes(b"\x91\x01")
     assert error_line(run_cli("dump", "-s", tmp_path / "none.z", A_STREAM)) == \
-        f"zebrapack dump: error: {tmp_path / 'none.z'}: no such schema file"
+        f"zebrapack dump: error: {tmp_path / 'none.z'}: No such file or directory"
     assert error_line(run_cli("dump", "-s", bad, A_STREAM)) == \
         f"zebrapack dump: error: {bad}: a schema is a map, not list"
 
@@ -127,4 +141,4 @@ def test_records_without_struct_names_need_type() -> None:
 def test_unknown_type_and_typed_options_without_schema_are_errors() -> None:
     assert error_line(run_cli("dump", "-s", ZP, "-t", "Nope", A_STREAM)) == \
         "zebrapack dump: error: the schema has no struct 'Nope' (it has A, Prims, Inner, Compound, Tree)"
-    assert error_line(run_cli("dump", "--pretty", A_STREAM)) == "zebrapack dump: error: --pretty needs --schema"
+    assert error_line(run_cli("dump", "--pretty", A_STREAM)) == "zebrapack dump: error: --pretty needs a schema: --schema, or a stream that carries its schema"

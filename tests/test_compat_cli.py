@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -25,14 +26,21 @@ def test_check_exits_0_when_compatible_and_prints_the_information() -> None:
         "info: Person zid 1 (Age): retired (int32 -> struct{}, deprecated)",
         "info: Person zid 3 (Tags): new field []string",
         "info: Person zid 4 (Score): new field uint64",
+        "compatible",
     ]
+
+
+def test_check_says_compatible_when_there_is_nothing_else_to_say() -> None:
+    result = zebrapack_cli("check", SCHEMAS / "evo1.z", SCHEMAS / "evo1.go")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "compatible\n", "")
 
 
 def test_check_exits_1_on_conflicts_and_reads_go_source() -> None:
     result = zebrapack_cli("check", SCHEMAS / "evo2.go", SCHEMAS / "evo1.z.json")
     assert result.returncode == 1
-    assert result.stdout.splitlines()[0] == \
-        "conflict: Person zid 1 (Age): type struct{} -> int32 (a retired zid is never reused)"
+    lines = result.stdout.splitlines()
+    assert lines[0] == "conflict: Person zid 1 (Age): type struct{} -> int32 (a retired zid is never reused)"
+    assert lines[-1] == "incompatible: 3 conflicts"
 
 
 def test_check_json_lists_the_same_findings() -> None:
@@ -42,11 +50,21 @@ def test_check_json_lists_the_same_findings() -> None:
     assert json.loads(result.stdout) == [finding.as_dict() for finding in expected]
 
 
+def test_check_json_and_finding_speak_one_vocabulary() -> None:
+    """The JSON keys are the Finding's fields, the severities the words check prints."""
+    report = zebrapack.check_compatible(SCHEMAS / "evo2.z", SCHEMAS / "evo1.z")
+    finding = report.findings[0]
+    assert list(finding.as_dict()) == [f.name for f in dataclasses.fields(finding)]
+    assert {f.severity for f in report.findings} == {"conflict"} and report.conflicts == report.findings
+    text = str(report).splitlines()
+    assert all(line.startswith(f"{f.severity}: ") for line, f in zip(text, report.findings, strict=True))
+
+
 def test_check_exits_2_on_an_unreadable_schema(tmp_path: Path) -> None:
     bad = tmp_path / "bad.go"
     bad.write_text('package p\n\ntype T struct {\n\tA int `zid:"1"`\n}\n')
     assert error_line(run_cli("check", tmp_path / "absent.z", SCHEMAS / "evo1.z")) == (
-        f"zebrapack check: error: cannot read schema file '{tmp_path / 'absent.z'}': No such file or directory")
+        f"zebrapack check: error: {tmp_path / 'absent.z'}: No such file or directory")
     assert error_line(run_cli("check", SCHEMAS / "evo1.z", bad)) == (
         f"zebrapack check: error: {bad}:4: T.A: zids must run from 0 without gaps: zid 0 unused")
     usage = zebrapack_cli("check", "--bogus")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
 from go_peer import GoPeer, go_peer  # noqa: F401  (go_peer is a fixture)
-from typed_json import expected_value, same
+from typed_json import same
 
 #: The schemas the peer has Go structs for (every struct of each).
 PEER_SCHEMAS = ("zp", "zpn", "evo1", "evo2")
@@ -50,9 +50,11 @@ def test_go_peer_rewrites_reference_vector_byte_for_byte(go_peer: GoPeer, case: 
 
 
 @pytest.mark.parametrize("case", INEXACT, ids=case_id)
-def test_go_peer_rewrites_inexact_vector_to_its_expected_value(go_peer: GoPeer, case: dict[str, Any]) -> None:
+def test_go_peer_rewrites_inexact_vector_to_its_value(go_peer: GoPeer, case: dict[str, Any]) -> None:
+    # The vector's value as zebrapack reads it, which test_vectors.py checks against
+    # the typed JSON (that JSON cannot say the Go type of an interface{} number).
     rewritten = peer_roundtrip(go_peer, case, vector_bytes(case))
-    same(decode_records(case, rewritten), [expected_value(case, vector_schema(case["schema"]))])
+    same(decode_records(case, rewritten), decode_records(case, vector_bytes(case)))
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

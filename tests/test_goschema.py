@@ -286,8 +286,8 @@ def test_error_names_file_line_and_field(body: str, line: int, where: str | None
         assert f"{error.struct}.{error.field}" == where
 
 
-def test_unreadable_go_file_is_a_schema_error(tmp_path: Path) -> None:
-    with pytest.raises(SchemaError, match="cannot read Go source"):
+def test_missing_go_file_is_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="absent.go"):
         read_go_schema(tmp_path / "absent.go")
 
 

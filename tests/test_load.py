@@ -140,9 +140,12 @@ def test_schema_error_is_a_value_error() -> None:
     assert issubclass(SchemaError, ValueError)
 
 
-def test_missing_file_is_a_schema_error(tmp_path: pathlib.Path) -> None:
-    with pytest.raises(SchemaError, match="cannot read schema file"):
-        zebrapack.load(tmp_path / "absent.z")
+@pytest.mark.parametrize("name", ["absent.z", "absent.z.json"])
+def test_missing_schema_file_is_file_not_found(tmp_path: pathlib.Path, name: str) -> None:
+    with pytest.raises(FileNotFoundError, match="absent"):
+        zebrapack.load(tmp_path / name)
+    with pytest.raises(FileNotFoundError, match="absent"):
+        zebrapack.load(str(tmp_path / name))
 
 
 @pytest.mark.parametrize("data", [b"\xc1", b"\x93\x01\x02\x03", b"\x81\xa1a"],

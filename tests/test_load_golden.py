@@ -125,3 +125,16 @@ def test_both_spellings_of_a_struct_valued_field_are_the_same(spelling: dict[str
             field["FieldTypeStr"] = "Dog"
     schema = zebrapack.load(_with_plus_pet(document, **spelling))
     assert fields_of(schema, "Plus")["Pet"].type == TypeRef(Kind.STRUCT, name="Dog")
+
+
+def test_byte_and_uint8_arrays_are_incompatible_but_scalars_are_one_type() -> None:
+    document = golden_document("deep")
+    changed = copy.deepcopy(document)
+    fields = {f["FieldGoName"]: f for f in changed["Structs"]["Deep"]["Fields"]}
+    fields["Fixed"]["FieldFullType"]["Range"] = {"Kind": 8, "Str": "uint8"}      # [4]byte -> [4]uint8
+    assert [finding.field for finding in zebrapack.check_compatible(document, changed).conflicts] == ["Fixed"]
+    my = golden_document("my")
+    renamed = copy.deepcopy(my)
+    r_field = next(f for f in renamed["Structs"]["S2"]["Fields"] if f["FieldGoName"] == "R")
+    r_field["FieldFullType"]["Range"] = {"Kind": 12, "Str": "byte"}              # map[string]uint8 -> byte
+    assert zebrapack.check_compatible(my, renamed).compatible

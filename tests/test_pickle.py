@@ -446,7 +446,7 @@ print(schema.encode(record).hex())
 
 
 def test_generated_module_classes_pickle_by_reference(tmp_path: Path) -> None:
-    (tmp_path / "zp_pickled_models.py").write_text(generate_module(ZP.model, "zp.z"))
+    (tmp_path / "zp_pickled_models.py").write_text(generate_module(ZP.model))
     sys.path.insert(0, str(tmp_path))
     try:
         models = importlib.import_module("zp_pickled_models")

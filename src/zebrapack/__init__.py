@@ -49,6 +49,8 @@ from .streams.index_format import RecordIndex, Split
 from .streams.records import RecordWriter
 from .streams.self_describing import SchemaStream, open_stream
 from .values.ext import Ext
+from .values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from .values.gotime import GoTime
 from .values.timestamp import Timestamp
 
 __version__ = "0.1.0"
@@ -61,8 +63,12 @@ __all__ = [
     "Ext",
     "FieldDef",
     "Finding",
+    "GoComplex64",
+    "GoFloat32",
     "GoKind",
     "GoSourceError",
+    "GoTime",
+    "GoUint64",
     "IndexWarning",
     "Kind",
     "RecordIndex",

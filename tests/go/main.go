@@ -5,19 +5,27 @@
 // Usage:
 //
 //	zpeer roundtrip SCHEMA TYPE
+//	zpeer dump SCHEMA TYPE
 //
 // SCHEMA is zp (struct names on the wire), zpn (the same structs without
-// them), evo1 or evo2; TYPE is one of its structs. zpeer reads requests on
-// stdin until it closes, and answers each on stdout before reading the next:
+// them), evo1 or evo2 (tests/vectors/schemas), or one of the golden schemas
+// my, my2 (without struct names), deep and headerplus (tests/golden/schemas);
+// TYPE is one of its structs. zpeer reads requests on stdin until it closes,
+// and answers each on stdout before reading the next:
 //
 //	request:  uint32 n (big-endian), then n bytes: one or more records of TYPE
-//	response: 'R', uint32 n, n bytes: each record decoded and encoded again
+//	response: 'R', uint32 n, n bytes: the answer
 //	      or: 'E', uint32 n, n bytes: why the records were rejected (one line)
+//
+// roundtrip answers with each record decoded and encoded again; dump with a
+// JSON array holding the typed tree of each record as Go read it (see
+// package typed), which states the Go type of every value in an interface.
 package main
 
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -26,40 +34,55 @@ import (
 	"slices"
 	"strings"
 
+	"zpeer/deep"
 	"zpeer/evo1"
 	"zpeer/evo2"
+	"zpeer/headerplus"
+	"zpeer/my"
+	"zpeer/my2"
+	"zpeer/typed"
+	"zpeer/wire"
 	"zpeer/zp"
 )
 
-// record is a struct with a ZebraPack reader and writer.
-type record interface {
-	UnmarshalZ(b []byte) ([]byte, error)
-	AppendZ(o []byte, structNames bool) ([]byte, error)
-}
-
 type schema struct {
 	structNames bool
-	types       map[string]func() record
+	types       map[string]func() wire.Record
 }
 
-var zpTypes = map[string]func() record{
-	"A":        func() record { return new(zp.A) },
-	"Prims":    func() record { return new(zp.Prims) },
-	"Inner":    func() record { return new(zp.Inner) },
-	"Compound": func() record { return new(zp.Compound) },
-	"Tree":     func() record { return new(zp.Tree) },
+var zpTypes = map[string]func() wire.Record{
+	"A":        func() wire.Record { return new(zp.A) },
+	"Prims":    func() wire.Record { return new(zp.Prims) },
+	"Inner":    func() wire.Record { return new(zp.Inner) },
+	"Compound": func() wire.Record { return new(zp.Compound) },
+	"Tree":     func() wire.Record { return new(zp.Tree) },
 }
 
 var schemas = map[string]schema{
-	"zp":   {structNames: true, types: zpTypes},
-	"zpn":  {structNames: false, types: zpTypes},
-	"evo1": {structNames: true, types: map[string]func() record{"Person": func() record { return new(evo1.Person) }}},
-	"evo2": {structNames: true, types: map[string]func() record{"Person": func() record { return new(evo2.Person) }}},
+	"zp":         {structNames: true, types: zpTypes},
+	"zpn":        {structNames: false, types: zpTypes},
+	"evo1":       {structNames: true, types: map[string]func() wire.Record{"Person": func() wire.Record { return new(evo1.Person) }}},
+	"evo2":       {structNames: true, types: map[string]func() wire.Record{"Person": func() wire.Record { return new(evo2.Person) }}},
+	"my":         {structNames: true, types: my.Types},
+	"my2":        {structNames: false, types: my2.Types}, // generated with -no-structnames-onwire
+	"deep":       {structNames: true, types: deep.Types},
+	"headerplus": {structNames: true, types: headerplus.Types},
+}
+
+// commands answer one request: the records it holds, read by newRecord.
+var commands = map[string]func(records []byte, newRecord func() wire.Record, structNames bool) ([]byte, error){
+	"roundtrip": reencode,
+	"dump":      dump,
 }
 
 func main() {
-	if len(os.Args) != 4 || os.Args[1] != "roundtrip" {
-		fmt.Fprintln(os.Stderr, "usage: zpeer roundtrip SCHEMA TYPE")
+	if len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: zpeer roundtrip|dump SCHEMA TYPE")
+		os.Exit(2)
+	}
+	command, ok := commands[os.Args[1]]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "zpeer: unknown command %q (known: %s)\n", os.Args[1], names(commands))
 		os.Exit(2)
 	}
 	s, ok := schemas[os.Args[2]]
@@ -72,8 +95,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "zpeer: schema %s has no type %q (known: %s)\n", os.Args[2], os.Args[3], names(s.types))
 		os.Exit(2)
 	}
-	roundTrip := func(records []byte) ([]byte, error) { return reencode(records, newRecord, s.structNames) }
-	if err := serve(os.Stdin, os.Stdout, roundTrip); err != nil {
+	answer := func(records []byte) ([]byte, error) { return command(records, newRecord, s.structNames) }
+	if err := serve(os.Stdin, os.Stdout, answer); err != nil {
 		fmt.Fprintln(os.Stderr, "zpeer:", err)
 		os.Exit(1)
 	}
@@ -84,23 +107,46 @@ func names[V any](m map[string]V) string {
 }
 
 // reencode decodes every record of a request strictly and encodes it again.
-func reencode(records []byte, newRecord func() record, structNames bool) ([]byte, error) {
+func reencode(records []byte, newRecord func() wire.Record, structNames bool) ([]byte, error) {
 	var out []byte
+	err := eachRecord(records, newRecord, func(value wire.Record) (err error) {
+		out, err = value.AppendZ(out, structNames)
+		return err
+	})
+	return out, err
+}
+
+// dump decodes every record of a request strictly and describes them as a
+// JSON array of typed trees.
+func dump(records []byte, newRecord func() wire.Record, _ bool) ([]byte, error) {
+	trees := []typed.Node{}
+	err := eachRecord(records, newRecord, func(value wire.Record) error {
+		trees = append(trees, typed.Of(value))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(trees)
+}
+
+// eachRecord reads the records one after the other and hands each to use.
+func eachRecord(records []byte, newRecord func() wire.Record, use func(wire.Record) error) error {
 	for index := 0; len(records) > 0; index++ {
 		value := newRecord()
 		var err error
 		if records, err = value.UnmarshalZ(records); err != nil {
-			return nil, fmt.Errorf("record %d: %w", index, err)
+			return fmt.Errorf("record %d: %w", index, err)
 		}
-		if out, err = value.AppendZ(out, structNames); err != nil {
-			return nil, fmt.Errorf("record %d: %w", index, err)
+		if err = use(value); err != nil {
+			return fmt.Errorf("record %d: %w", index, err)
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // serve answers the requests on in, one at a time, on out.
-func serve(in io.Reader, out io.Writer, roundTrip func([]byte) ([]byte, error)) error {
+func serve(in io.Reader, out io.Writer, answer func([]byte) ([]byte, error)) error {
 	requests := bufio.NewReader(in)
 	responses := bufio.NewWriter(out)
 	for {
@@ -111,7 +157,7 @@ func serve(in io.Reader, out io.Writer, roundTrip func([]byte) ([]byte, error)) 
 		if err != nil {
 			return fmt.Errorf("reading a request: %w", err)
 		}
-		encoded, rejection := roundTrip(request)
+		encoded, rejection := answer(request)
 		if err := respond(responses, encoded, rejection); err != nil {
 			return fmt.Errorf("writing a response: %w", err)
 		}

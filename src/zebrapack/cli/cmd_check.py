@@ -6,23 +6,24 @@ import argparse
 import json
 
 from .._errors import SchemaError
-from ..evolution.compat import SchemaLike, check_compatible
-from ..golang.compiler import read_go_schema
-from .common import CliError
+from ..evolution.compat import check_compatible
+from .common import CliError, schema_source_arg
 
 NAME = "check"
 HELP = "check that schema NEW keeps the zids, types and names of OLD (exit 1 on conflicts)"
 
 EPILOG = """\
 OLD and NEW are compiled schemas (.z, .z.json) or Go schema sources (.go).
-One line per finding: conflicts (a zid's type, Go name or tag name changed,
-a field or struct removed, a zid repeated or leaving a gap) and information
-(new fields and structs, newly deprecated or retired fields).
+One line per finding, then "compatible" or "incompatible: N conflicts".
+A finding is a conflict (a zid's type, Go name or tag name changed, a field
+or struct removed, a zid repeated or leaving a gap) or info (new fields and
+structs, newly deprecated or retired fields). --json prints the findings only.
 
 exit status: 0 compatible, 1 conflicts, 2 usage or input error
 
-example:
-  zebrapack check tests/vectors/schemas/evo1.z tests/vectors/schemas/evo2.z
+examples:
+  zebrapack check people.go people_v2.go
+  zebrapack check --json old.z new.z
 """
 
 
@@ -36,16 +37,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        report = check_compatible(_schema_arg(args.old), _schema_arg(args.new))
-    except SchemaError as exc:
+        report = check_compatible(schema_source_arg(args.old), schema_source_arg(args.new))
+    except SchemaError as exc:      # its message names the file at fault
         raise CliError(str(exc)) from exc
+    except OSError as exc:          # e.g. a directory
+        raise CliError(f"{exc.filename}: {exc.strerror or exc}") from exc
     if args.json:
         print(json.dumps([finding.as_dict() for finding in report.findings], indent=2))
-    elif report.findings:
+        return 0 if report.compatible else 1
+    if report.findings:
         print(report)
+    conflicts = len(report.conflicts)
+    print("compatible" if report.compatible else f"incompatible: {conflicts} conflict{'s' * (conflicts > 1)}")
     return 0 if report.compatible else 1
-
-
-def _schema_arg(path: str) -> SchemaLike:
-    """A schema argument: Go source is compiled, a compiled schema is read by the checker."""
-    return read_go_schema(path) if path.endswith(".go") else path

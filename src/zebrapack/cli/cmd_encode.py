@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", nargs="?", default="-",
                         help="typed JSON records, one per line (default: - for standard input)")
     parser.add_argument("-s", "--schema", metavar="SCHEMA", required=True,
-                        help="the compiled schema (.z or .z.json)")
+                        help="the schema (.z, .z.json or Go source .go)")
     parser.add_argument("-t", "--type", metavar="TYPE",
                         help="the struct of every record (default: each record's \"$type\")")
     parser.add_argument("--no-structnames", action="store_true",
@@ -60,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
             for line, document in _json_values(lines, name):
                 count += 1
                 where = f"{name}: line {line}"
+                if isinstance(document, list):
+                    raise CliError(f"{where}: a JSON array; encode reads one JSON object per record "
+                                   "(JSON Lines, as dump writes), not an array of them")
                 try:
                     writer.write(converter.from_json(document, record_type))
                 except (TypedJsonError, EncodeError) as exc:
@@ -67,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
                 progress.update(count, lines.bytes_read)
         finally:
             writer.flush()
+    if count == 0:
+        print(f"zebrapack {NAME}: {name}: the input is empty (no records)", file=sys.stderr)
     return 0
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 from .._errors import SchemaError
 from ..codegen import generate_module
@@ -14,25 +13,26 @@ HELP = "write a Python module with a dataclass per struct and the schema bound t
 
 EPILOG = """\
 examples:
-  zebrapack gen tests/vectors/schemas/zp.z -o zp_models.py
+  zebrapack gen zp.z -o zp_models.py
   zebrapack gen my.z.json > my_models.py
 
 The module embeds the schema; use it as:
   import zp_models
   record = zp_models.schema.decode(data)          # a zp_models.A, ...
+  a = zp_models.schema.decode(data, type=zp_models.A)   # typed as A for mypy
   data = zp_models.schema.encode(zp_models.A(Name="Atlanta", Sibs=3))
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("schema", metavar="SCHEMA", help="the compiled schema (.z or .z.json)")
+    parser.add_argument("schema", metavar="SCHEMA", help="the schema (.z, .z.json or Go source .go)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the module there (default: standard output)")
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_schema_arg(args.schema).model
     try:
-        text = generate_module(model, os.path.basename(args.schema))
+        text = generate_module(model)
     except SchemaError as exc:
         raise CliError(f"{args.schema}: {exc}") from exc
     write_text_output(args.output, text)

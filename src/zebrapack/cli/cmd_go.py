@@ -20,7 +20,7 @@ Unexported struct and field names are refused unless --unexported is given;
 the reference generator then needs -unexported too, as `zebrapack schema` does.
 
 examples:
-  zebrapack go tests/vectors/schemas/zp.z -o zp_schema.go
+  zebrapack go zp.z -o zp_schema.go
   zebrapack go --unexported tests/golden/schemas/my2.z -o my2_schema.go
 """
 
@@ -28,7 +28,7 @@ examples:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EPILOG
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("schema", metavar="SCHEMA", help="the compiled schema (.z or .z.json)")
+    parser.add_argument("schema", metavar="SCHEMA", help="the schema (.z, .z.json or Go source .go)")
     parser.add_argument("-o", "--output", metavar="FILE.go", help="write the source there (default: standard output)")
     parser.add_argument("--package", help="the Go package name (default: the schema's)")
     parser.add_argument("--unexported", action="store_true",

@@ -9,22 +9,43 @@ from collections.abc import Iterator
 from typing import IO
 
 from .._errors import SchemaError
+from ..golang.compiler import read_go_schema
 from ..schema.loader import Schema, load
+from ..schema.model import SchemaDef
 
 
 class CliError(Exception):
     """Bad input or usage: its message is the one line the user sees (exit status 2)."""
 
 
-def load_schema_arg(path: str, **options: object) -> Schema:
-    """The schema of a command-line argument, or a CliError naming the file."""
-    if not os.path.exists(path):
-        raise CliError(f"{path}: no such schema file")
+@contextlib.contextmanager
+def schema_errors(path: str) -> Iterator[None]:
+    """Turn the errors of reading the schema file ``path`` into a CliError naming it."""
     try:
-        return load(path, **options)  # type: ignore[arg-type]
+        yield
+    except OSError as exc:
+        raise CliError(f"{path}: {exc.strerror or exc}") from exc
     except SchemaError as exc:
         message = str(exc)
         raise CliError(message if message.startswith(path) else f"{path}: {message}") from exc
+
+
+def schema_source_arg(path: str) -> SchemaDef | str:
+    """A schema argument as ``check_compatible`` takes it: Go source (``.go``) compiled
+    as ``zebrapack schema`` does, a compiled schema (``.z``, ``.z.json``) by its path."""
+    if path.endswith(".go"):
+        with schema_errors(path):
+            return read_go_schema(path)
+    if not os.path.exists(path):
+        raise CliError(f"{path}: No such file or directory")
+    return path
+
+
+def load_schema_arg(path: str) -> Schema:
+    """The schema of a ``--schema`` argument (``.z``, ``.z.json`` or Go source), or a CliError naming the file."""
+    source = schema_source_arg(path)
+    with schema_errors(path):
+        return Schema(source) if isinstance(source, SchemaDef) else load(source)
 
 
 def struct_arg(schema: Schema, name: str | None) -> str | None:

@@ -31,7 +31,7 @@ class MeteredInput:
         self._chunk_size = chunk_size
         self.bytes_read = 0
 
-    def read(self, size: int) -> bytes:
+    def read(self, size: int = -1, /) -> bytes:
         self._before_wait()
         data: bytes = (self._read_available if size <= self._chunk_size else self._source.read)(size)
         self.bytes_read += len(data)

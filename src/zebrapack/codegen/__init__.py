@@ -12,8 +12,8 @@ Built the way tinylib/msgp builds Go code, in four steps:
   ``expressions.py``;
 - print (``printer.py``): lines, indentation, docstrings, wrapped literals.
 
-The output depends on the schema only: the same schema, from a ``.z`` or a
-``.z.json``, gives the same text (but for the file named in the first line).
+The output depends on the schema only: the same schema, from a ``.z``, a
+``.z.json`` or its Go source, gives the same text.
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ from .model import build_module
 __all__ = ["generate_module"]
 
 
-def generate_module(schema: SchemaDef, source_name: str) -> str:
-    """The Python module for a parsed schema (``zebrapack.load(...).model``);
-    ``source_name`` goes in its first line.
+def generate_module(schema: SchemaDef) -> str:
+    """The Python module for a parsed schema (``zebrapack.load(...).model``).
 
     Raises ``SchemaError`` for names a module cannot use (a struct called ``schema``).
     """
-    return emit_module(build_module(schema, source_name))
+    return emit_module(build_module(schema))

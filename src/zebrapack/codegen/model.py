@@ -63,7 +63,6 @@ class ClassModel:
 
 @dataclass(frozen=True)
 class ModuleModel:
-    source_name: str
     package: str
     schema_id: int | None
     schema_bytes: bytes
@@ -75,7 +74,7 @@ def alias_of(class_name: str) -> str:
     return "_" + class_name
 
 
-def build_module(schema: SchemaDef, source_name: str) -> ModuleModel:
+def build_module(schema: SchemaDef) -> ModuleModel:
     """The module model of a schema; ``SchemaError`` when its names cannot be used."""
     # The reference compiler writes Structs as a Go map, in random order: sort
     # them, so that the module depends on the schema only.
@@ -106,7 +105,6 @@ def build_module(schema: SchemaDef, source_name: str) -> ModuleModel:
             aliased=frozenset(ref for ref in referenced if class_names[ref] in attrs),
         ))
     return ModuleModel(
-        source_name=source_name,
         package=schema.source_package,
         schema_id=schema.schema_id,
         schema_bytes=msgpack.packb(schema_document(schema), use_bin_type=True),

@@ -18,7 +18,7 @@ import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, Literal, Union
 
 from .._errors import SchemaError
 from ..schema.document import schema_document
@@ -27,18 +27,23 @@ from ..schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef, parse_
 
 #: What ``check_compatible`` compares: a loaded schema, a model, a schema file
 #: (``.z`` or ``.z.json``), ``.z`` bytes or a schema document.
-SchemaLike = Union[Schema, SchemaDef, SchemaSource]
+SchemaLike = Union["Schema[Any]", SchemaDef, SchemaSource]
+
+#: How much a finding matters: the word ``zebrapack check`` prints and ``--json`` gives.
+Severity = Literal["conflict", "info"]
 
 
 @dataclass(frozen=True)
 class Finding:
     """One difference between two schema versions.
 
-    ``kind`` names the rule (``type-changed``, ``field-removed``, ``new-field``, ...);
-    ``zid`` and ``field`` are None for a finding about a whole struct.
+    ``severity`` is ``"conflict"`` (NEW cannot replace OLD) or ``"info"``, the words
+    ``zebrapack check`` prints; ``kind`` names the rule (``type-changed``,
+    ``field-removed``, ``new-field``, ...); ``zid`` and ``field`` are None for a
+    finding about a whole struct. The fields are the keys of ``check --json``.
     """
 
-    conflict: bool
+    severity: Severity
     kind: str
     struct: str
     zid: int | None
@@ -52,8 +57,7 @@ class Finding:
 
     def as_dict(self) -> dict[str, Any]:
         """The finding as JSON-ready data (``zebrapack check --json``)."""
-        return {"severity": "conflict" if self.conflict else "info", "kind": self.kind, "struct": self.struct,
-                "zid": self.zid, "field": self.field, "message": self.message}
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -64,18 +68,20 @@ class CompatibilityReport:
 
     @property
     def conflicts(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if f.conflict)
+        """The findings of severity ``"conflict"``."""
+        return tuple(f for f in self.findings if f.severity == "conflict")
 
     @property
-    def notes(self) -> tuple[Finding, ...]:
-        return tuple(f for f in self.findings if not f.conflict)
+    def info(self) -> tuple[Finding, ...]:
+        """The findings of severity ``"info"``."""
+        return tuple(f for f in self.findings if f.severity == "info")
 
     @property
     def compatible(self) -> bool:
         return not self.conflicts
 
     def __str__(self) -> str:
-        return "\n".join(f"{'conflict' if f.conflict else 'info'}: {f}" for f in self.findings)
+        return "\n".join(f"{f.severity}: {f}" for f in self.findings)
 
 
 def check_compatible(old: SchemaLike, new: SchemaLike) -> CompatibilityReport:
@@ -91,13 +97,13 @@ def check_compatible(old: SchemaLike, new: SchemaLike) -> CompatibilityReport:
     for name, old_struct in old_model.structs.items():
         new_struct = new_model.structs.get(name)
         if new_struct is None:
-            findings.append(Finding(True, "struct-removed", name, None, None,
+            findings.append(Finding("conflict", "struct-removed", name, None, None,
                                     "struct removed (structs, like fields, are never deleted)"))
         else:
             findings += _compare_structs(old_struct, new_struct)
     for name, new_struct in new_model.structs.items():
         if name not in old_model.structs:
-            findings.append(Finding(False, "new-struct", name, None, None, "new struct"))
+            findings.append(Finding("info", "new-struct", name, None, None, "new struct"))
             findings += _gaps(new_struct, set())
     return CompatibilityReport(tuple(findings))
 
@@ -178,7 +184,11 @@ def _gaps(struct: StructDef, old_zids: set[int]) -> list[Finding]:
 
 
 def _finding(conflict: bool, kind: str, struct: StructDef, f: FieldDef, message: str) -> Finding:
-    return Finding(conflict, kind, struct.name, f.zid, f.go_name, message)
+    return Finding(_severity(conflict), kind, struct.name, f.zid, f.go_name, message)
+
+
+def _severity(conflict: bool) -> Severity:
+    return "conflict" if conflict else "info"
 
 
 def _type_text(f: FieldDef) -> str:
@@ -194,10 +204,12 @@ def _same_type(a: TypeRef | None, b: TypeRef | None) -> bool:
 
 
 def _without_aliases(t: TypeRef) -> TypeRef:
-    """The type with Go's ``byte`` spelled ``uint8`` (one type in Go, one encoding on the wire)."""
+    """The type with Go's ``byte`` spelled ``uint8`` (one type in Go, one encoding on the
+    wire), except as an array's element: ``[N]byte`` is bin, ``[N]uint8`` an array of ints."""
+    byte_array = t.kind == Kind.ARRAY and t.elem is not None and t.elem.kind == Kind.BYTE
     return dataclasses.replace(
         t, kind=Kind.UINT8 if t.kind == Kind.BYTE else t.kind,
-        elem=_without_aliases(t.elem) if t.elem is not None else None,
+        elem=_without_aliases(t.elem) if t.elem is not None and not byte_array else t.elem,
         key=_without_aliases(t.key) if t.key is not None else None)
 
 
@@ -233,7 +245,7 @@ def _without_duplicates(raw: object, key: object, which: str, findings: list[Fin
     for f in raw["Fields"]:
         zid = f.get("Zid", 0) if isinstance(f, Mapping) else None
         if isinstance(zid, int) and zid >= 0 and zid in owners:  # Skip fields without a zid share -2
-            findings.append(Finding(True, "duplicate-zid", name, zid, str(f.get("FieldGoName")),
+            findings.append(Finding("conflict", "duplicate-zid", name, zid, str(f.get("FieldGoName")),
                                     f"zid used twice in the {which} schema (also by {owners[zid]})"))
             continue
         owners[zid] = f.get("FieldGoName") if isinstance(f, Mapping) else None

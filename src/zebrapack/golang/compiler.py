@@ -125,10 +125,8 @@ def read_go_schema(path: str | os.PathLike[str], *, unexported: bool = False) ->
     """The schema of a Go source file."""
     name = os.fspath(path)
     try:
-        with open(name, encoding="utf-8") as handle:
+        with open(name, encoding="utf-8") as handle:     # OSError (FileNotFoundError, ...) as for any file
             source = handle.read()
-    except OSError as exc:
-        raise SchemaError(f"cannot read Go source {name!r}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise SchemaError(f"{name}: Go source is UTF-8: {exc}") from exc
     return compile_go_schema(source, name, unexported=unexported)

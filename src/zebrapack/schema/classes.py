@@ -150,7 +150,7 @@ def build_dataclasses(schema: SchemaDef, module: str | None = None, preserve_unk
             continue
         generated.append(name)
         struct = schema.structs[name]
-        spec = []
+        spec: list[tuple[str, Any, Any]] = []
         for f in struct.wire_fields:
             assert f.type is not None
             spec.append((f.attr, Any, field_default(f.type, classes)))

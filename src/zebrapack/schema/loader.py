@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator, Mapping
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
+
+if TYPE_CHECKING:
+    # PEP 696 defaults (typing from 3.13): a bare ``Schema`` is ``Schema[Any]``.
+    from typing_extensions import TypeVar as DefaultedTypeVar
 
 import msgpack
 
@@ -53,12 +57,46 @@ class Types(Mapping[str, type]):
         return Types, (self._classes,)
 
 
-class Schema(Codec):
+#: What ``decode`` returns without a class: ``Any`` for ``load``, the union of its
+#: classes for the ``schema`` of a generated module (``Schema[A | B]``).
+if TYPE_CHECKING:
+    R = DefaultedTypeVar("R", covariant=True, default=Any)
+else:
+    R = TypeVar("R", covariant=True)
+#: The class given as ``type=``.
+T = TypeVar("T")
+
+Buffer = bytes | bytearray | memoryview
+PathLike = str | os.PathLike[str]
+
+
+class Schema(Codec, Generic[R]):
     """A loaded ZebraPack schema: its model, its classes, and the codec compiled for them.
 
     ``decode``, ``decode_all``, ``encode`` and ``encode_into`` come from the
-    compiled core; see their docstrings.
+    compiled core; see their docstrings. To a type checker ``decode(data, type=C)``
+    returns a ``C``, and ``decode(data)`` an ``R``: ``Any`` for ``zebrapack.load``,
+    the union of the module's classes for the ``schema`` of a generated module.
     """
+
+    if TYPE_CHECKING:       # the core's signatures, typed by the class asked for
+        @overload
+        def decode(self, data: Buffer, type: type[T], *, strict: bool = False) -> T: ...
+        @overload
+        def decode(self, data: Buffer, type: str | None = None, *, strict: bool = False) -> R: ...
+        @overload
+        def decode(self, data: Buffer, type: str | type | None = None, *, strict: bool = False) -> Any: ...
+        def decode(self, data: Buffer, type: str | type | None = None, *, strict: bool = False) -> Any: ...
+
+        @overload
+        def decode_all(self, data: Buffer, type: type[T], *, strict: bool = False) -> list[T]: ...
+        @overload
+        def decode_all(self, data: Buffer, type: str | None = None, *, strict: bool = False) -> list[R]: ...
+        @overload
+        def decode_all(self, data: Buffer, type: str | type | None = None, *,
+                       strict: bool = False) -> list[Any]: ...
+        def decode_all(self, data: Buffer, type: str | type | None = None, *,
+                       strict: bool = False) -> list[Any]: ...
 
     def __init__(
         self,
@@ -136,27 +174,54 @@ class Schema(Codec):
     def source_path(self) -> str:
         return self._model.source_path
 
+    @overload
+    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: type[T], *, strict: bool = False,
+                    chunk_size: int = 1 << 16, max_record_size: int = 1 << 28) -> Iterator[T]: ...
+    @overload
+    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: str | None = None, *,
+                    strict: bool = False, chunk_size: int = 1 << 16,
+                    max_record_size: int = 1 << 28) -> Iterator[R]: ...
+    @overload
+    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: str | type | None, *,
+                    strict: bool = False, chunk_size: int = 1 << 16,
+                    max_record_size: int = 1 << 28) -> Iterator[Any]: ...
+
     def iter_decode(
         self,
-        source: bytes | bytearray | memoryview | BinaryReader,
+        source: Buffer | PathLike | BinaryReader,
         type: str | type | None = None,
         *,
         strict: bool = False,
         chunk_size: int = 1 << 16,
         max_record_size: int = 1 << 28,
     ) -> Iterator[Any]:
-        """Yield the records of a stream: a bytes-like object, or a binary file read
-        incrementally (memory stays within one record plus ``chunk_size``)."""
+        """Yield the records of a stream: a bytes-like object, or a binary file (an open
+        one, or a path) read incrementally (memory stays within one record plus
+        ``chunk_size``). A file this opens is closed when the iteration ends."""
+        if isinstance(source, (str, os.PathLike)):
+            return _records_of_path(self, os.fspath(source), type, strict, chunk_size, max_record_size)
         return iter_records(self, source, type, strict=strict, chunk_size=chunk_size,
                             max_record_size=max_record_size)
 
-    def writer(self, fileobj: IO[bytes], **options: Any) -> RecordWriter:
-        """A ``RecordWriter`` appending encoded records to a binary file (see ``RecordWriter``)."""
+    def writer(self, fileobj: IO[bytes] | PathLike, **options: Any) -> RecordWriter:
+        """A ``RecordWriter`` appending encoded records to a binary file or a path (see ``RecordWriter``)."""
         return RecordWriter(self, fileobj, **options)
 
     def __repr__(self) -> str:
         package = self.source_package or "?"
         return f"<zebrapack.Schema {package}: {', '.join(self._types)}>"
+
+
+def _records_of_path(schema: Schema[Any], path: str, type: str | type | None, strict: bool, chunk_size: int,
+                     max_record_size: int) -> Iterator[Any]:
+    # Opened here, not at the first next(): a missing file is an error of the iter_decode call.
+    handle = open(path, "rb")
+
+    def records() -> Iterator[Any]:
+        with handle:
+            yield from iter_records(schema, handle, type, strict=strict, chunk_size=chunk_size,
+                                    max_record_size=max_record_size)
+    return records()
 
 
 SchemaSource = str | os.PathLike[str] | bytes | bytearray | memoryview | Mapping[str, Any]
@@ -170,11 +235,8 @@ def read_schema_document(source: SchemaSource) -> Mapping[str, Any]:
         return _unpack_schema(bytes(source), "schema bytes")
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise SchemaError(f"cannot read schema file {path!r}: {exc.strerror or exc}") from exc
+        with open(path, "rb") as handle:     # OSError (FileNotFoundError, ...) as for any file
+            data = handle.read()
         if path.endswith(".json"):
             try:
                 document = json.loads(data)
@@ -214,7 +276,7 @@ def load(
     types: Mapping[str, type] | object | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     preserve_unknown: bool = False,
-) -> Schema:
+) -> Schema[Any]:
     """Load a compiled ZebraPack schema.
 
     ``source``: a path to a ``.z`` (msgpack2) or ``.z.json`` file, the bytes of a
@@ -224,7 +286,8 @@ def load(
     ``preserve_unknown``: keep the raw entries of zids this schema does not know
     (data from a newer schema) on each instance, as ``zebrapack_unknown``, and
     write them back on encode, so a read-modify-write loses nothing.
-    Raises ``SchemaError`` for a malformed schema.
+    Raises ``SchemaError`` for a malformed schema, and ``OSError``
+    (``FileNotFoundError``, ...) for a file that cannot be read.
     """
     model = parse_schema(read_schema_document(source))
     return Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown)

@@ -363,7 +363,8 @@ class _TypeResolver:
 
         def part(form: str, attr: str) -> GoType | None:
             if spelled is not None and spelled.form == form:
-                return getattr(spelled, attr)
+                child_spelling: GoType | None = getattr(spelled, attr)
+                return child_spelling
             return None
 
         if kind in PRIMITIVE_KINDS:

@@ -41,10 +41,6 @@ class BinaryReader(Protocol):
     def read(self, size: int = ..., /) -> bytes: ...
 
 
-def _is_buffer(source: object) -> bool:
-    return isinstance(source, (bytes, bytearray, memoryview))
-
-
 def iter_records(
     schema: Schema,
     source: bytes | bytearray | memoryview | BinaryReader,
@@ -62,7 +58,7 @@ def iter_records(
     more than ``max_record_size`` bytes is a ``DecodeError``. ``prefix``: bytes
     already read from the file; ``base``: the file offset ``prefix`` starts at.
     """
-    if _is_buffer(source):
+    if isinstance(source, (bytes, bytearray, memoryview)):
         data = memoryview(source).cast("B") if not isinstance(source, bytes) else source
         size = len(data)
         position = base
@@ -101,9 +97,11 @@ def iter_records(
 class RecordWriter:
     """Appends encoded records to a binary file, buffering up to ``buffer_size`` bytes.
 
-    ``write_schema=True`` first writes the schema document, making the stream
-    self-describing (read it back with ``zebrapack.open_stream``). Use as a
-    context manager, or call ``close()`` (which flushes; the file stays open).
+    ``fileobj``: a binary file, or a path (the file is created, or truncated, and
+    closed by ``close()``). ``write_schema=True`` first writes the schema document,
+    making the stream self-describing (read it back with ``zebrapack.open_stream``).
+    Use as a context manager, or call ``close()`` (which flushes; a file given open
+    stays open).
 
     ``index``: also write the file's sidecar index (see ``zebrapack.build_index``)
     when the writer is closed, to this path, or with ``True`` to the file's name
@@ -111,12 +109,11 @@ class RecordWriter:
     bytes. The writer must start at the beginning of the file.
     """
 
-    def __init__(self, schema: Schema, fileobj: IO[bytes], *, structnames: bool = True,
+    def __init__(self, schema: Schema, fileobj: IO[bytes] | str | os.PathLike[str], *, structnames: bool = True,
                  mode: str = "zebrapack", write_schema: bool = False, buffer_size: int = 1 << 16,
                  index: str | os.PathLike[str] | bool | None = None, index_every: int = DEFAULT_EVERY,
                  index_every_bytes: int = DEFAULT_EVERY_BYTES) -> None:
         self._schema = schema
-        self._file = fileobj
         self._structnames = structnames
         self._mode = mode
         self._buffer_size = buffer_size
@@ -125,9 +122,12 @@ class RecordWriter:
         self.records = 0
         if write_schema:
             self._buffer += msgpack.packb(schema_document(schema.model), use_bin_type=True)
+        # Index options are checked before a path is opened: a refused one creates no file.
         self._index_path = _index_path(fileobj, index)
         self._index = None if self._index_path is None else IndexRecorder(len(self._buffer), index_every,
                                                                           index_every_bytes)
+        self._owned = isinstance(fileobj, (str, os.PathLike))
+        self._file: IO[bytes] = open(fileobj, "wb") if isinstance(fileobj, (str, os.PathLike)) else fileobj
 
     def write(self, obj: Any) -> None:
         """Encode and buffer one record (EncodeError leaves the stream untouched)."""
@@ -154,11 +154,15 @@ class RecordWriter:
             flush()
 
     def close(self) -> None:
-        """Flush, and write the index if one was asked for."""
-        self.flush()
-        if self._index is not None and self._index_path is not None:
-            write_index(self._index.finish(), self._index_path)
-            self._index = None
+        """Flush, write the index if one was asked for, and close a file opened from a path."""
+        try:
+            self.flush()
+            if self._index is not None and self._index_path is not None:
+                write_index(self._index.finish(), self._index_path)
+                self._index = None
+        finally:
+            if self._owned:
+                self._file.close()
 
     def __enter__(self) -> RecordWriter:
         return self
@@ -167,10 +171,12 @@ class RecordWriter:
         self.close()
 
 
-def _index_path(fileobj: IO[bytes], index: str | os.PathLike[str] | bool | None) -> str | None:
+def _index_path(fileobj: IO[bytes] | str | os.PathLike[str], index: str | os.PathLike[str] | bool | None) -> str | None:
     """Where ``RecordWriter(index=...)`` writes the index, checking that it can."""
     if index is None or index is False:
         return None
+    if isinstance(fileobj, (str, os.PathLike)):       # a file the writer creates
+        return default_index_path(fileobj) if index is True else os.fspath(index)
     try:
         position = fileobj.tell()
     except (AttributeError, OSError):

@@ -9,31 +9,42 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import msgpack
 
-from .._errors import DecodeError
+from .._errors import DecodeError, SchemaError
+from ..evolution.compat import check_compatible
 from ..schema.loader import Schema, load
 from .records import BinaryReader, iter_records
 
 
-class SchemaStream:
+#: The class of the records: the one given as ``open_stream(..., type=C)``, else ``Any``
+#: (also for a bare ``SchemaStream`` annotation: a PEP 696 default, seen by type checkers).
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar as DefaultedTypeVar
+    R = DefaultedTypeVar("R", covariant=True, default=Any)
+else:
+    R = TypeVar("R", covariant=True)
+T = TypeVar("T")
+
+
+class SchemaStream(Generic[R]):
     """A stream whose first object is its schema: ``.schema``, then iterate the records."""
 
-    def __init__(self, schema: Schema, records: Iterator[Any], closer: IO[bytes] | None) -> None:
+    def __init__(self, schema: Schema[Any], records: Iterator[R], closer: IO[bytes] | None) -> None:
         self.schema = schema
         self._records = records
         self._closer = closer
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> Iterator[R]:
         return self._records
 
     def close(self) -> None:
         if self._closer is not None:
             self._closer.close()
 
-    def __enter__(self) -> SchemaStream:
+    def __enter__(self) -> SchemaStream[R]:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -44,27 +55,65 @@ class SchemaStream:
 MAX_SCHEMA_SIZE = 16 << 20
 
 
-def open_stream(source: str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryReader, *,
-                strict: bool = False, chunk_size: int = 1 << 16, **load_options: Any) -> SchemaStream:
+StreamSource = str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryReader
+
+
+@overload
+def open_stream(source: StreamSource, *, type: type[T], strict: bool = False, chunk_size: int = 1 << 16,
+                **load_options: Any) -> SchemaStream[T]: ...
+@overload
+def open_stream(source: StreamSource, *, type: str | None = None, strict: bool = False,
+                chunk_size: int = 1 << 16, schema: Schema[Any] | None = None,
+                **load_options: Any) -> SchemaStream[Any]: ...
+@overload
+def open_stream(source: StreamSource, *, type: str | type | None, strict: bool = False,
+                chunk_size: int = 1 << 16, schema: Schema[Any] | None = None,
+                **load_options: Any) -> SchemaStream[Any]: ...
+
+
+def open_stream(source: StreamSource, *, type: str | type | None = None, strict: bool = False,
+                chunk_size: int = 1 << 16, schema: Schema[Any] | None = None,
+                **load_options: Any) -> SchemaStream[Any]:
     """Open a stream written with ``write_schema=True``: its first object is the schema.
 
-    ``source``: a path, a binary file, or bytes. ``load_options`` go to ``zebrapack.load``.
+    ``source``: a path, a binary file, or bytes. ``type``: the struct of every record
+    (a name, or a class given in ``types=``), needed when records carry no struct
+    name. ``load_options`` go to ``zebrapack.load`` (``types=``, ``preserve_unknown=``, ...).
     The schema document may take ``MAX_SCHEMA_SIZE`` bytes at most.
+
+    ``schema``: read the records with this schema instead of the one the stream
+    carries, which must be an earlier or later version of it (``check_compatible``
+    passes one way or the other; otherwise ``SchemaError``). ``stream.schema`` is
+    then ``schema``.
     """
     if chunk_size < 1:
         raise ValueError("chunk_size must be positive")
+    if schema is not None and load_options:
+        raise TypeError(f"load options ({', '.join(load_options)}) apply to the stream's schema, not to schema=")
     closer = None
     if isinstance(source, (str, os.PathLike)):
         source = closer = open(source, "rb")
     if isinstance(source, (bytes, bytearray, memoryview)):
         view = memoryview(source).cast("B")
         document, schema_end, _ = _read_schema_document(_BufferReader(view).read, chunk_size)
-        schema = load(document, **load_options)
-        return SchemaStream(schema, iter_records(schema, source, strict=strict, base=schema_end), closer)
+        reader = _records_schema(document, schema, load_options)
+        return SchemaStream(reader, iter_records(reader, source, type, strict=strict, base=schema_end), closer)
     document, schema_end, rest = _read_schema_document(source.read, chunk_size)
-    schema = load(document, **load_options)
-    records = iter_records(schema, source, strict=strict, chunk_size=chunk_size, prefix=rest, base=schema_end)
-    return SchemaStream(schema, records, closer)
+    reader = _records_schema(document, schema, load_options)
+    records = iter_records(reader, source, type, strict=strict, chunk_size=chunk_size, prefix=rest,
+                           base=schema_end)
+    return SchemaStream(reader, records, closer)
+
+
+def _records_schema(document: Any, schema: Schema[Any] | None, load_options: dict[str, Any]) -> Schema[Any]:
+    """The schema that reads the records: the stream's own, or ``schema`` if it is a version of it."""
+    carried = load(document, **load_options)
+    if schema is None:
+        return carried
+    forward = check_compatible(carried, schema)
+    if not forward.compatible and not check_compatible(schema, carried).compatible:
+        raise SchemaError(f"the stream's schema is not a version of the given one: {forward.conflicts[0]}")
+    return schema
 
 
 class _BufferReader:

@@ -10,7 +10,7 @@ decode -> encode reproduces the bytes. A ``Timestamp`` behaves as the UTC
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from datetime import tzinfo as _tzinfo
 from typing import Any
 
@@ -23,6 +23,7 @@ class Timestamp(datetime):
     """A ``datetime`` with ``nanosecond``: the nanoseconds below ``microsecond`` (0-999)."""
 
     __slots__ = ("_nanosecond",)
+    _nanosecond: int
 
     def __new__(
         cls,
@@ -86,16 +87,16 @@ class Timestamp(datetime):
             return (mine > theirs) - (mine < theirs)
         return 1 if datetime.__gt__(self, other) else -1
 
-    def __lt__(self, other: datetime) -> bool:
+    def __lt__(self, other: date) -> bool:
         return self._compare(other) < 0 if isinstance(other, datetime) else NotImplemented
 
-    def __le__(self, other: datetime) -> bool:
+    def __le__(self, other: date) -> bool:
         return self._compare(other) <= 0 if isinstance(other, datetime) else NotImplemented
 
-    def __gt__(self, other: datetime) -> bool:
+    def __gt__(self, other: date) -> bool:
         return self._compare(other) > 0 if isinstance(other, datetime) else NotImplemented
 
-    def __ge__(self, other: datetime) -> bool:
+    def __ge__(self, other: date) -> bool:
         return self._compare(other) >= 0 if isinstance(other, datetime) else NotImplemented
 
     def __hash__(self) -> int:

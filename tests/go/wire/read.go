@@ -5,6 +5,7 @@
 package wire
 
 import (
+	"errors"
 	"fmt"
 	"time"
 	"unsafe"
@@ -246,4 +247,34 @@ func ReadFields(b []byte, name string, readField func(zid int64, b []byte) ([]by
 		}
 	}
 	return b, nil
+}
+
+// Record is a struct type with a ZebraPack reader and writer.
+type Record interface {
+	UnmarshalZ(b []byte) ([]byte, error)
+	AppendZ(o []byte, structNames bool) ([]byte, error)
+}
+
+// StructName is the -1 entry of the struct map at the front of b, which is
+// how the reference learns the concrete type of an interface-typed field
+// (its generated readers ask NewValueAsInterface for a value of that name).
+func StructName(b []byte) (string, error) {
+	entries, b, err := msgp.ReadMapHeaderBytes(b)
+	if err != nil {
+		return "", err
+	}
+	for range entries {
+		var key int64
+		if key, b, err = ReadInt[int64](b); err != nil {
+			return "", fmt.Errorf("key: %w", err)
+		}
+		if key == structNameKey {
+			name, _, err := msgp.ReadStringBytes(b)
+			return name, err
+		}
+		if b, err = msgp.Skip(b); err != nil {
+			return "", err
+		}
+	}
+	return "", errors.New("no struct name (-1) in the map of an interface-typed value")
 }

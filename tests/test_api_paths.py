@@ -1,0 +1,54 @@
+"""Paths wherever a file is accepted, and FileNotFoundError when it is missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import VECTORS
+
+import zebrapack
+
+SCHEMAS = VECTORS / "schemas"
+A_STREAM = VECTORS / "zp/A_stream.zpk"
+
+
+@pytest.mark.parametrize("as_text", [False, True], ids=["Path", "str"])
+def test_iter_decode_reads_a_path(as_text: bool) -> None:
+    schema = zebrapack.load(SCHEMAS / "zp.z")
+    source = str(A_STREAM) if as_text else A_STREAM
+    records = list(schema.iter_decode(source))
+    assert records == schema.decode_all(A_STREAM.read_bytes())
+    assert [r.Name for r in schema.iter_decode(source, type=schema.types.A)] == [r.Name for r in records]
+
+
+def test_iter_decode_of_a_missing_path_fails_at_the_call(tmp_path: Path) -> None:
+    schema = zebrapack.load(SCHEMAS / "zp.z")
+    with pytest.raises(FileNotFoundError, match="absent.zpk"):
+        schema.iter_decode(tmp_path / "absent.zpk")
+
+
+def test_open_stream_of_a_missing_path_is_file_not_found(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="absent.zpk"):
+        zebrapack.open_stream(tmp_path / "absent.zpk")
+
+
+@pytest.mark.parametrize("call", [zebrapack.load, zebrapack.schema_from_go,
+                                  lambda path: zebrapack.check_compatible(path, SCHEMAS / "zp.z")],
+                         ids=["load", "schema_from_go", "check_compatible"])
+def test_a_missing_schema_file_is_file_not_found(tmp_path: Path, call: object) -> None:
+    with pytest.raises(FileNotFoundError, match="absent"):
+        call(tmp_path / "absent.z")  # type: ignore[operator]
+
+
+def test_writer_takes_a_path_and_closes_the_file_it_opened(tmp_path: Path) -> None:
+    schema = zebrapack.load(SCHEMAS / "zp.z")
+    records = schema.decode_all(A_STREAM.read_bytes())
+    path = tmp_path / "out.zpk"
+    with schema.writer(path) as writer:
+        writer.write_all(records)
+    assert path.read_bytes() == A_STREAM.read_bytes()
+    with schema.writer(str(path), write_schema=True) as writer:     # truncates
+        writer.write(records[0])
+    with zebrapack.open_stream(path) as stream:
+        assert [repr(r) for r in stream] == [repr(records[0])]      # the stream schema's own class

@@ -1,0 +1,96 @@
+"""What a type checker sees: ``decode`` and friends return the class asked for, a
+generated module's ``schema`` returns its own classes, and the package itself
+passes ``mypy --strict``."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_support import PACKAGE_ROOT, SCHEMAS, cli_env
+
+import zebrapack
+from zebrapack.codegen import generate_module
+
+# User code: each reveal_type line ends in a comment giving the type mypy must reveal.
+USER_CODE = '''\
+from pathlib import Path
+
+import zebrapack
+import zp_models
+from zp_models import A, Tree
+
+schema = zebrapack.load("zp.z")
+data = b""
+reveal_type(schema.decode(data))                                  # Any
+reveal_type(schema.decode(data, type=A))                          # zp_models.A
+reveal_type(schema.decode(data, A))                               # zp_models.A
+reveal_type(schema.decode(data, type="A"))                        # Any
+reveal_type(schema.decode_all(data, type=Tree))                   # list[zp_models.Tree]
+reveal_type(schema.iter_decode(data, type=A))                     # typing.Iterator[zp_models.A]
+reveal_type(schema.iter_decode(Path("a.zpk"), type=A))            # typing.Iterator[zp_models.A]
+with zebrapack.open_stream("a.zpk", type=A) as stream:
+    reveal_type(stream)                                           # zebrapack.streams.self_describing.SchemaStream[zp_models.A]
+    for record in stream:
+        reveal_type(record)                                       # zp_models.A
+with zebrapack.open_stream("a.zpk") as untyped:
+    reveal_type(next(iter(untyped)))                              # Any
+
+generated = zp_models.schema
+reveal_type(generated.decode(data))                               # zp_models.A | zp_models.Compound | zp_models.Inner | zp_models.Prims | zp_models.Tree
+reveal_type(generated.decode(data, type=Tree))                    # zp_models.Tree
+reveal_type(generated.decode_all(data))                           # list[zp_models.A | zp_models.Compound | zp_models.Inner | zp_models.Prims | zp_models.Tree]
+reveal_type(next(generated.iter_decode(data, A)))                 # zp_models.A
+
+def annotated(s: zebrapack.Schema, stream: zebrapack.SchemaStream) -> None:   # bare: [Any]
+    reveal_type(s.decode(data))                                   # Any
+    reveal_type(next(iter(stream)))                               # Any
+
+a = generated.decode(data, type=A)
+a.Name + 1
+'''
+# The line above must fail: Name is a str.
+EXPECTED_ERRORS = [(len(USER_CODE.splitlines()), "operator")]
+
+
+@pytest.fixture(scope="module")
+def mypy_output(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    directory = tmp_path_factory.mktemp("typing")
+    (directory / "zp_models.py").write_text(generate_module(zebrapack.load(SCHEMAS / "zp.z").model))
+    (directory / "user.py").write_text(USER_CODE)
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", ".mypy_cache",
+                             "--no-error-summary", "user.py"],
+                            cwd=directory, capture_output=True, text=True, env=cli_env(), timeout=300, check=False)
+    assert result.stderr == "", result.stderr
+    return result.stdout.splitlines()
+
+
+def test_mypy_reveals_the_class_given_as_type_and_the_generated_union(mypy_output: list[str]) -> None:
+    expected = {number: line.rsplit("# ", 1)[1].strip()
+                for number, line in enumerate(USER_CODE.splitlines(), 1) if "reveal_type(" in line}
+    revealed = {}
+    for line in mypy_output:
+        match = re.match(r'user\.py:(\d+): note: Revealed type is "(.*)"$', line)
+        if match:
+            revealed[int(match.group(1))] = match.group(2)
+    assert revealed == expected
+
+
+def test_mypy_rejects_misuse_of_a_decoded_record(mypy_output: list[str]) -> None:
+    errors = [re.match(r"user\.py:(\d+): error: .*\[([a-z-]+)\]$", line) for line in mypy_output
+              if ": error: " in line]
+    assert [(int(m.group(1)), m.group(2)) for m in errors if m] == EXPECTED_ERRORS
+    assert len(errors) == len(EXPECTED_ERRORS), mypy_output
+
+
+def test_the_package_passes_mypy_strict(tmp_path: Path) -> None:
+    package = PACKAGE_ROOT / "zebrapack"
+    result = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"),
+                             "--config-file", str(Path(__file__).parent.parent / "pyproject.toml"),
+                             "-p", "zebrapack"],
+                            cwd=package.parent, capture_output=True, text=True, env=cli_env(), timeout=600,
+                            check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
