@@ -605,3 +605,19 @@ def test_unindexed_split_of_a_cut_file_fails_after_the_whole_records(tmp_path: P
     with pytest.raises(DecodeError, match="input ends inside a value") as caught:
         list(zebrapack.iter_split(zp, Split(str(path), 0, size - 3, None)))
     assert caught.value.offset is not None and caught.value.offset > size - 400
+
+
+def test_writer_to_a_path_writes_the_index_beside_it(tmp_path: Path, zp: zebrapack.Schema) -> None:
+    path = tmp_path / "by_path.zpk"
+    records = some_records(zp, 100)
+    with zp.writer(path, index=True, index_every=30) as writer:
+        writer.write_all(records)
+    written = (tmp_path / "by_path.zpk.zpi").read_bytes()
+    assert zebrapack.build_index(path, every=30).to_bytes() == written
+    assert read_all(zp, zebrapack.file_splits(path)) == records
+
+
+def test_writer_refusing_its_index_options_creates_no_file(tmp_path: Path, zp: zebrapack.Schema) -> None:
+    with pytest.raises(ValueError, match="every_bytes must be positive"):
+        zp.writer(tmp_path / "never.zpk", index=True, index_every_bytes=0)
+    assert list(tmp_path.iterdir()) == []
