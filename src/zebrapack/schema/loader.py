@@ -14,7 +14,7 @@ from .._errors import SchemaError
 from ..streams.records import BinaryReader, RecordWriter, iter_records
 from .classes import build_dataclasses
 from .document import schema_document
-from .model import SchemaDef, StructDef, parse_schema
+from .model import SchemaDef, StructDef, check_names, parse_schema
 from .user_classes import check_user_classes
 
 
@@ -63,6 +63,7 @@ class Schema(Codec):
         max_depth: int = DEFAULT_MAX_DEPTH,
         preserve_unknown: bool = False,
     ) -> None:
+        check_names(model.structs)     # parse_schema checks documents; other models come here too
         given = check_user_classes(model, types, preserve_unknown) if types is not None else {}
         # The generated classes refer to the given ones (nested defaults, annotations).
         classes = build_dataclasses(model, preserve_unknown=preserve_unknown, given=given)
