@@ -9,7 +9,7 @@ from typing import IO, Any
 
 import msgpack
 
-from .._core import DEFAULT_MAX_DEPTH, Codec
+from .._core import DEFAULT_MAX_DEPTH, DEFAULT_ZERO_ALLOWANCE, Codec
 from .._errors import SchemaError
 from ..streams.records import BinaryReader, RecordWriter, iter_records
 from .classes import build_dataclasses
@@ -62,12 +62,14 @@ class Schema(Codec):
         *,
         max_depth: int = DEFAULT_MAX_DEPTH,
         preserve_unknown: bool = False,
+        zero_allowance: int = DEFAULT_ZERO_ALLOWANCE,
     ) -> None:
         check_names(model.structs)     # parse_schema checks documents; other models come here too
         given = check_user_classes(model, types, preserve_unknown) if types is not None else {}
         # The generated classes refer to the given ones (nested defaults, annotations).
         classes = build_dataclasses(model, preserve_unknown=preserve_unknown, given=given)
-        super().__init__(model, classes, max_depth=max_depth, preserve_unknown=preserve_unknown)
+        super().__init__(model, classes, max_depth=max_depth, preserve_unknown=preserve_unknown,
+                         zero_allowance=zero_allowance)
         self._model = model
         self._types = Types(classes)
 
@@ -173,6 +175,7 @@ def load(
     types: Mapping[str, type] | object | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     preserve_unknown: bool = False,
+    zero_allowance: int = DEFAULT_ZERO_ALLOWANCE,
 ) -> Schema:
     """Load a compiled ZebraPack schema.
 
@@ -183,8 +186,12 @@ def load(
     ``preserve_unknown``: keep the raw entries of zids this schema does not know
     (data from a newer schema) on each instance, as ``zebrapack_unknown``, and
     write them back on encode, so a read-modify-write loses nothing.
+    ``zero_allowance``: how many values the zero values of absent fields and
+    nils may hold per record beyond the record's own zero value and the
+    input's bytes (README, "Limits").
     Raises ``SchemaError`` for a malformed schema.
     """
     model = parse_schema(read_schema_document(source))
-    return Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown)
+    return Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown,
+                  zero_allowance=zero_allowance)
 
