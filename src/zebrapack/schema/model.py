@@ -416,6 +416,8 @@ class _TypeResolver:
         if kind == Kind.IDENT_IFACE:
             if not name.isidentifier():
                 raise self.error(f"interface type names {name!r}")
+            if name in self.struct_names:   # one Go namespace: written back, it would read as the struct
+                raise self.error(f"interface type {name!r} has the name of a struct of the schema")
             return TypeRef(Kind.IDENT_IFACE, name=name)
         if kind == Kind.STRUCT:
             return TypeRef(Kind.STRUCT, name=self._struct_name(name, spelled))
@@ -447,6 +449,8 @@ class _TypeResolver:
             raise self.error("array type without a Domain giving its length")
         text = domain.get("Str")
         # ASCII digits only ("²" is a digit to str.isdigit), and few enough to mean a length
+        if isinstance(text, str) and text.isdigit() and not text.isascii():
+            raise self.error(f"array length {text!r} is not written in ASCII digits")
         if isinstance(text, str) and text.isascii() and text.isdigit():
             if len(text) > 9:
                 raise self.error(f"array length {text[:20]}... ({len(text)} digits) outside 0..{MAX_ARRAY_LENGTH}")
