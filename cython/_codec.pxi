@@ -85,8 +85,8 @@ cdef class Codec:
                 reader_fail(r, r.pos, "the record names no struct of this schema (key -1): its type must be given")
             plan = named
         r.trail.root = <PyObject *>plan.name
-        # the record's budget: its struct's zero value (so an empty record decodes) and the allowance
-        r.zeros_left = plan.zero_cost + self.zero_allowance
+        # each record may build its own struct's zero value: an empty record decodes
+        r.zeros_left = min(r.zeros_left + plan.zero_cost, ZERO_COST_CAP * 64)
         return read_struct(r, plan, b)
 
     cdef object _run_decode(self, object data, object type, bint strict, Py_ssize_t start,
@@ -119,7 +119,7 @@ cdef class Codec:
         r.strict = strict
         r.truncated = False
         r.values_left = stop - start
-        r.zeros_left = 0
+        r.zeros_left = self.zero_allowance
         r.plans = <PyObject *>self._plans
         trail_init(&r.trail, self.max_depth)
         try:

@@ -6,11 +6,11 @@
 # (Reader.values_left): nested headers cannot each claim the whole rest of the
 # input, and the slots pre-sized in a call add up to at most the input's length.
 # Zero values built for absent fields and nils (the values a fixed array or
-# nested struct holds, TypePlan.zero_cost) draw first on the record's zero
-# budget (Reader.zeros_left: its own struct's zero cost, so that an empty
-# record always decodes, plus the codec's zero_allowance), then on the same
-# budget as the headers. A call so builds at most input length +
-# records * (largest struct zero cost + zero_allowance) values.
+# nested struct holds, TypePlan.zero_cost) draw first on the zero budget
+# (Reader.zeros_left: the codec's zero_allowance once per call, plus each
+# record's own struct zero cost, so that an empty record always decodes), then
+# on the same budget as the headers. A call so builds at most 2 * input length
+# + zero_allowance + the sum of its records' struct zero costs in values.
 
 cdef struct Reader:
     const unsigned char *buf
@@ -20,7 +20,7 @@ cdef struct Reader:
     bint strict             # reject the encodings the Go reader rejects
     bint truncated          # the input ended inside a value
     Py_ssize_t values_left  # elements the headers still to come may claim, in all
-    Py_ssize_t zeros_left   # values the record's zero values may hold before drawing on values_left
+    Py_ssize_t zeros_left   # values zero values may hold before drawing on values_left
     PyObject *plans         # borrowed tuple of StructPlan: lookup by the -1 name
     Trail trail
 

@@ -187,8 +187,8 @@ def load(
     (data from a newer schema) on each instance, as ``zebrapack_unknown``, and
     write them back on encode, so a read-modify-write loses nothing.
     ``zero_allowance``: how many values the zero values of absent fields and
-    nils may hold per record beyond the record's own zero value and the
-    input's bytes (README, "Limits").
+    nils may hold in one decode call beyond each record's own zero value and
+    the input's bytes (README, "Limits").
     Raises ``SchemaError`` for a malformed schema.
     """
     model = parse_schema(read_schema_document(source))
