@@ -820,6 +820,7 @@ cdef int write_any(Writer *w, object value) except -1:
             item = <object>value_ref
             trail_key_reading(&w.trail)
             trail_key(&w.trail, key)
+            check_any_map_key(w, key, item, written == 0)
             write_any(w, key)
             write_any(w, item)
             written += 1
@@ -831,6 +832,27 @@ cdef int write_any(Writer *w, object value) except -1:
     if plan is not None:
         return write_struct(w, <StructPlan>plan, value, not w.msgp)
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
+
+
+cdef int check_any_map_key(Writer *w, object key, object item, bint first) except -1:
+    """Refuse the dict entries an interface{} decode would not read back: a key that
+    decodes unhashable (a tuple is written as an array, read as a list; a struct
+    whose class has no __hash__), and a first key -1 naming a struct of the schema
+    (the shape of a struct written with its name: it would read as that struct)."""
+    cdef StructPlan sp
+    if PyTuple_Check(key):
+        return writer_fail(w, "a tuple map key is written as an array, which decodes as a list: "
+                              "not a dict key")
+    plan = plan_of_instance(<dict>w.by_class, key)
+    if plan is not None and (<StructPlan>plan).cls.__hash__ is None:
+        return writer_fail(w, f"a {(<StructPlan>plan).name} map key decodes as an unhashable instance")
+    if first and PyLong_Check(key) and not PyBool_Check(key) and key == -1 and PyUnicode_Check(item):
+        for candidate in (<dict>w.by_class).values():
+            sp = <StructPlan>candidate
+            if sp.name == item:
+                return writer_fail(w, f"a dict whose first key is -1 naming {item!r} would decode as "
+                                      "that struct")
+    return 0
 
 
 cdef TypePlan _standalone_plan(int kind, str go):
