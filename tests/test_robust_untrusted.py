@@ -353,3 +353,25 @@ def test_an_interface_type_with_the_name_of_a_struct_is_a_schema_error() -> None
     with pytest.raises(SchemaError, match="has the name of a struct") as caught:
         zebrapack.load(document)
     assert (caught.value.struct, caught.value.field) == ("self", "\u017f")
+
+
+@pytest.mark.parametrize("text", ["E\x01\x00il", "x\nimport os  # injected", 'q"""\nraise SystemExit\n"""',
+                                  "back\\N{slash", "sep\u2028arator", "tab\tand\rreturn"])
+def test_schema_text_in_generated_comments_and_docstrings_stays_inert(text: str) -> None:
+    # found by the load target: a tag name with a NUL made `zebrapack gen` write a module
+    # that does not compile; a newline would have let a schema write code into it
+    document = {"SourcePackage": text, **schema_of(Rec=[{**field(0, "X"), "FieldTagName": text}])}
+    schema = zebrapack.load(document)
+    source = generate_module(schema.model, text)
+    module = types.ModuleType("zebrapack_test_generated_inert")
+    sys.modules[module.__name__] = module
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            exec(compile(source, "<generated>", "exec"), module.__dict__)    # noqa: S102
+    finally:
+        del sys.modules[module.__name__]
+    assert set(vars(module)) >= {"Rec", "schema"} and "os" not in vars(module)
+    assert module.Rec.__module__ == module.__name__
+    assert module.schema.decode(module.schema.encode(module.Rec(X=4))) == module.Rec(X=4)
+    assert text in module.__doc__                 # escaped in the source, itself in the docstring
