@@ -112,6 +112,13 @@ def test_struct_names_that_cannot_be_class_names_are_schema_errors(struct_name: 
     assert caught.value.struct == struct_name
 
 
+def test_struct_classes_are_attributes_of_types_by_their_python_names() -> None:
+    schema = zebrapack.load(schema_of(**{"class": [field(0, "X")], "\u017fpan": [field(0, "Y")]}))
+    assert schema.types.class_ is schema.types["class"]
+    assert schema.types.span is schema.types["\u017fpan"]      # what Python reads types.ſpan as
+    assert {"class_", "span"} <= set(dir(schema.types))
+
+
 def test_struct_names_equal_in_python_are_a_schema_error() -> None:
     with pytest.raises(SchemaError, match="both 's' in Python"):
         zebrapack.load(schema_of(**{"\u017f": [field(0, "X")], "s": [field(0, "Y")]}))

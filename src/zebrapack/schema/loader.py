@@ -14,24 +14,26 @@ from .._errors import SchemaError
 from ..streams.records import BinaryReader, RecordWriter, iter_records
 from .classes import build_dataclasses
 from .document import schema_document
-from .model import SchemaDef, StructDef, check_names, parse_schema
+from .model import SchemaDef, StructDef, check_names, parse_schema, python_name
 from .user_classes import check_user_classes
 
 
 class Types(Mapping[str, type]):
-    """The classes of a schema by struct name; also readable as attributes (``types.A``)."""
+    """The classes of a schema by struct name; also readable as attributes by their
+    Python names (``types.A``; ``types.class_`` for a struct ``class``)."""
 
-    __slots__ = ("_classes",)
+    __slots__ = ("_classes", "_by_attribute")
 
     def __init__(self, classes: Mapping[str, type]) -> None:
         self._classes = dict(classes)
+        self._by_attribute = {python_name(name): cls for name, cls in self._classes.items()}
 
     def __getitem__(self, name: str) -> type:
         return self._classes[name]
 
     def __getattr__(self, name: str) -> type:
         try:
-            return self._classes[name]
+            return self._by_attribute[name]
         except KeyError:
             raise AttributeError(f"schema has no struct {name!r}") from None
 
@@ -42,7 +44,7 @@ class Types(Mapping[str, type]):
         return len(self._classes)
 
     def __dir__(self) -> list[str]:
-        return [*self._classes, *super().__dir__()]
+        return [*self._by_attribute, *super().__dir__()]
 
     def __repr__(self) -> str:
         return f"Types({', '.join(self._classes)})"
