@@ -840,7 +840,7 @@ cdef int check_any_map_key(Writer *w, object key, object item, bint first) excep
     whose class has no __hash__), and a first key -1 naming a struct of the schema
     (the shape of a struct written with its name: it would read as that struct)."""
     cdef StructPlan sp
-    if PyTuple_Check(key):
+    if PyTuple_Check(key) and not isinstance(key, _ExtTypes):     # Ext is a NamedTuple, written as an ext
         return writer_fail(w, "a tuple map key is written as an array, which decodes as a list: "
                               "not a dict key")
     plan = plan_of_instance(<dict>w.by_class, key)

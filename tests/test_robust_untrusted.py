@@ -178,6 +178,17 @@ def test_schema_memory_follows_the_field_count_not_the_largest_zid() -> None:
     assert schema.decode(schema.encode(record)) == record
 
 
+def test_a_stream_carrying_a_schema_of_sparse_zids_opens_in_memory_proportional_to_it() -> None:
+    document = schema_of(**{f"S{i}": [field(65535, "X")] for i in range(300)})
+    stream = msgpack.packb(document) + b"\x82\xff\xa2S7\xd2\x00\x00\xff\xff\x05"
+
+    def read() -> None:
+        with zebrapack.open_stream(stream) as opened:
+            assert [record.X for record in opened] == [5]
+
+    assert peak_allocation(read) < 16 * 1024 * 1024     # was 300 tables of 512 KiB
+
+
 def test_sparse_zids_are_found_among_dense_ones() -> None:
     fields = [field(zid, f"F{zid}") for zid in (0, 1, 2, 300, 4000, 65535)]
     schema = zebrapack.load(schema_of(Rec=fields))
@@ -282,7 +293,8 @@ def test_encode_refuses_interface_maps_its_decode_would_not_read_back(value: Any
         schema.encode(schema.types.A(X=value))
 
 
-@pytest.mark.parametrize("value", [{-1: "NotAStruct", 1: 2}, {1: 2, -1: "A"}, {-1: 5}, {True: "A"}, {"k": (1, 2)}])
+@pytest.mark.parametrize("value", [{-1: "NotAStruct", 1: 2}, {1: 2, -1: "A"}, {-1: 5}, {True: "A"}, {"k": (1, 2)},
+                                   {zebrapack.Ext(0, b"1\x00"): 1}])
 def test_interface_maps_that_read_back_as_dicts_still_encode(value: Any) -> None:
     schema = zebrapack.load(INTERFACE_SCHEMA)
     decoded = schema.decode(schema.encode(schema.types.A(X=value))).X
