@@ -1,1 +1,10 @@
-"""Benchmarks: ``python -m benchmarks.bench_decode`` and ``python -m benchmarks.bench_encode``."""
+"""Benchmarks against msgspec (Struct and dataclass modes) and msgpack-python.
+
+    python -m benchmarks                 # all, writing benchmarks/results/{results.md,ratios.png}
+    python -m benchmarks.bench_decode    # per record shape, decode
+    python -m benchmarks.bench_encode    # per record shape, encode
+    python -m benchmarks.bench_streams   # decode_all, iter_decode, appends, bytes per record
+    python -m benchmarks.profile_shape SHAPE decode|encode   # a loop for perf
+
+Each takes ``--quick`` for a smoke run; see docs/performance.md for the method.
+"""

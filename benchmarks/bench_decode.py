@@ -1,43 +1,28 @@
-"""Decode speed: zebrapack vs msgspec vs msgpack (+ building the dataclass by hand).
+"""Decode speed per record shape: zebrapack vs msgspec.Struct vs msgspec's dataclass
+mode vs msgpack-python (unpackb + building the dataclasses).
 
-    python -m benchmarks.bench_decode
+    python -m benchmarks.bench_decode [--quick] [--rounds R] [--best-of N] [--out DIR]
 
-Each library decodes its own bytes of the same logical record into an
-equivalent slots dataclass: zebrapack its zid-keyed bytes into the generated
-class, msgspec its msgpack into a plain slots dataclass, msgpack.unpackb the
-same msgpack followed by building the dataclasses by hand.
+Each library decodes its own bytes of the same logical record: zebrapack its
+zid-keyed bytes into the schema's class, msgspec its msgpack into the Struct twin
+or into the slots dataclass, msgpack.unpackb the same msgpack followed by
+building the dataclasses by hand. ``python -m benchmarks`` runs everything and
+draws the chart.
 """
 
 from __future__ import annotations
 
-import msgpack
-import msgspec
+from typing import Sequence
 
-import zebrapack
-
-from ._records import SCHEMA_PATH, cases, measure, plain_a_from_dict, plain_compound_from_dict, print_table
+from . import _compare
+from ._harness import parse_options
 
 
-def main() -> None:
-    schema = zebrapack.load(SCHEMA_PATH)
-    builders = {"A": plain_a_from_dict, "Compound": plain_compound_from_dict}
-    rows = []
-    for case in cases(schema):
-        zp_bytes = schema.encode(case.zebrapack_value)
-        msgspec_bytes = msgspec.msgpack.encode(case.plain_value)
-        decoder = msgspec.msgpack.Decoder(case.plain_type)
-        build = builders[case.name]
-        assert schema.decode(zp_bytes) == case.zebrapack_value
-        assert decoder.decode(msgspec_bytes) == case.plain_value
-        assert build(msgpack.unpackb(msgspec_bytes, timestamp=3, strict_map_key=False)) == case.plain_value
-        decode = schema.decode
-        rows.append((
-            case.name,
-            measure(lambda: decode(zp_bytes)),
-            measure(lambda: decoder.decode(msgspec_bytes)),
-            measure(lambda: build(msgpack.unpackb(msgspec_bytes, timestamp=3, strict_map_key=False))),
-        ))
-    print_table("decode, ns per record (lower is better)", rows)
+def main(argv: Sequence[str] | None = None) -> list[_compare.Row]:
+    options = parse_options(argv, __doc__.splitlines()[0])
+    rows = _compare.run("decode", options)
+    _compare.report("decode", rows, options)
+    return rows
 
 
 if __name__ == "__main__":

@@ -1,39 +1,27 @@
-"""Encode speed: zebrapack vs msgspec vs msgpack.packb of an equivalent dict.
+"""Encode speed per record shape: zebrapack vs msgspec.Struct vs msgspec's dataclass
+mode vs msgpack.packb of an equivalent dict.
 
-    python -m benchmarks.bench_encode
+    python -m benchmarks.bench_encode [--quick] [--rounds R] [--best-of N] [--out DIR]
 
-zebrapack encodes the generated class by its schema (strict typing included),
-msgspec an equivalent slots dataclass, msgpack.packb the record as plain dicts.
+zebrapack encodes the schema's class (strict typing included), msgspec the
+Struct twin (``omit_defaults``: the same keys as zebrapack) and the slots
+dataclass, msgpack.packb the record as plain dicts. ``python -m benchmarks``
+runs everything and draws the chart.
 """
 
 from __future__ import annotations
 
-import msgpack
-import msgspec
+from typing import Sequence
 
-import zebrapack
-
-from ._records import SCHEMA_PATH, as_dict, cases, measure, print_table
+from . import _compare
+from ._harness import parse_options
 
 
-def main() -> None:
-    schema = zebrapack.load(SCHEMA_PATH)
-    encoder = msgspec.msgpack.Encoder()
-    rows = []
-    for case in cases(schema):
-        plain_dict = as_dict(case.plain_value)
-        encode = schema.encode
-        value = case.zebrapack_value
-        plain = case.plain_value
-        assert schema.decode(encode(value)) == value
-        packb = msgpack.packb
-        rows.append((
-            case.name,
-            measure(lambda: encode(value)),
-            measure(lambda: encoder.encode(plain)),
-            measure(lambda: packb(plain_dict, datetime=True)),
-        ))
-    print_table("encode, ns per record (lower is better)", rows)
+def main(argv: Sequence[str] | None = None) -> list[_compare.Row]:
+    options = parse_options(argv, __doc__.splitlines()[0])
+    rows = _compare.run("encode", options)
+    _compare.report("encode", rows, options)
+    return rows
 
 
 if __name__ == "__main__":

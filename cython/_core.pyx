@@ -57,6 +57,8 @@ from msgpack import ExtType as _MsgpackExtType
 
 from zebrapack._errors import DecodeError, EncodeError
 from zebrapack.values.ext import Ext
+from zebrapack.values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from zebrapack.values.gotime import GoTime
 from zebrapack.values.timestamp import Timestamp
 
 import_datetime()
@@ -127,6 +129,15 @@ cdef object _UTC = _datetime_module.timezone.utc
 cdef object _GO_ZERO_TIME = _datetime_module.datetime(1, 1, 1, tzinfo=_UTC)
 cdef object _Timestamp = Timestamp
 cdef object _Ext = Ext
+cdef object _GoTime = GoTime
+# Go's dynamic number types in interface{} values: built without their
+# validating constructors (the wire value is in range by construction).
+cdef object _GoFloat32 = GoFloat32
+cdef object _GoUint64 = GoUint64
+cdef object _GoComplex64 = GoComplex64
+cdef object _float_new = float.__new__
+cdef object _int_new = int.__new__
+cdef object _complex_new = complex.__new__
 cdef object _ExtTypes = (Ext, _MsgpackExtType)
 cdef object _DecodeError = DecodeError
 cdef object _EncodeError = EncodeError

@@ -435,6 +435,8 @@ cdef int write_time(Writer *w, TypePlan t, object value, bint omit, bint field_l
             return 0
         return put_time(w, ZP_GO_ZERO_SECONDS, 0) + 1
     if not PyDateTime_Check(value):
+        if type(value) is _GoTime:
+            return put_time(w, value.seconds, value.nanoseconds) + 1    # never Go's zero (a datetime)
         detail = "None is only allowed for a time field itself" if value is None else None
         return writer_type_error(w, t, value, detail)
     datetime_to_unix(w, value, &seconds, &nanos)
@@ -708,7 +710,9 @@ cdef StructPlan plan_of_instance(dict by_class, object value):
 
 cdef int write_named_struct(Writer *w, TypePlan t, object value, bint omit) except -1:
     """An interface-typed field: any struct of the schema, always with its -1 name."""
-    if value is None:           # never "empty" to the reference generator: nil is written
+    if value is None:           # empty, as a nil pointer (golden/headerplus): written only where kept
+        if omit:
+            return 0
         return put_byte(w, 0xc0) + 1
     plan = plan_of_instance(<dict>w.by_class, value)
     if plan is None:
@@ -778,6 +782,8 @@ cdef int write_any(Writer *w, object value) except -1:
     if PyBool_Check(value):
         return put_byte(w, 0xc3 if value is True else 0xc2) + 1
     if PyLong_Check(value):
+        if Py_TYPE(value) == <PyTypeObject *>_GoUint64:
+            return put_go_uint64(w, value) + 1
         # Go's interface encoding: int64 in the signed family, beyond it uint64.
         sv = PyLong_AsLongLongAndOverflow(value, &overflow)
         if overflow == 0:
@@ -786,6 +792,8 @@ cdef int write_any(Writer *w, object value) except -1:
             return put_unsigned(w, PyLong_AsUnsignedLongLong(value)) + 1
         return writer_fail(w, f"int {_short_repr(value)} does not fit int64 or uint64")
     if PyFloat_Check(value):
+        if Py_TYPE(value) == <PyTypeObject *>_GoFloat32:
+            return put_f32(w, _FLOAT32_PLAN, PyFloat_AS_DOUBLE(value), value) + 1
         return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
     if PyUnicode_Check(value):
         text = PyUnicode_AsUTF8AndSize(value, &length)
@@ -797,8 +805,13 @@ cdef int write_any(Writer *w, object value) except -1:
         datetime_to_unix(w, value, &seconds, &nanos)
         return put_time(w, seconds, nanos) + 1
     if PyComplex_Check(value):
+        if Py_TYPE(value) == <PyTypeObject *>_GoComplex64:
+            return write_complex(w, _COMPLEX64_PLAN, value, False)
         return write_complex(w, _COMPLEX128_PLAN, value, False)
+    if type(value) is _GoTime:
+        return put_time(w, value.seconds, value.nanoseconds) + 1
     if isinstance(value, _ExtTypes):
+        check_any_ext(w, value)
         return put_ext_value(w, value) + 1
     if PyList_Check(value) or PyTuple_Check(value):
         n = len(value)
@@ -820,7 +833,9 @@ cdef int write_any(Writer *w, object value) except -1:
             item = <object>value_ref
             trail_key_reading(&w.trail)
             trail_key(&w.trail, key)
-            check_any_map_key(w, key, item, written == 0)
+            if not (PyUnicode_Check(key) or PyBytes_Check(key)):
+                writer_fail(w, f"a map inside interface{{}} is a map[string]interface{{}} to Go: its keys "
+                               f"must be str (or bytes), not {type(key).__name__} {_short_repr(key)}")
             write_any(w, key)
             write_any(w, item)
             written += 1
@@ -834,27 +849,6 @@ cdef int write_any(Writer *w, object value) except -1:
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
 
 
-cdef int check_any_map_key(Writer *w, object key, object item, bint first) except -1:
-    """Refuse the dict entries an interface{} decode would not read back: a key that
-    decodes unhashable (a tuple is written as an array, read as a list; a struct
-    whose class has no __hash__), and a first key -1 naming a struct of the schema
-    (the shape of a struct written with its name: it would read as that struct)."""
-    cdef StructPlan sp
-    if PyTuple_Check(key) and not isinstance(key, _ExtTypes):     # Ext is a NamedTuple, written as an ext
-        return writer_fail(w, "a tuple map key is written as an array, which decodes as a list: "
-                              "not a dict key")
-    plan = plan_of_instance(<dict>w.by_class, key)
-    if plan is not None and (<StructPlan>plan).cls.__hash__ is None:
-        return writer_fail(w, f"a {(<StructPlan>plan).name} map key decodes as an unhashable instance")
-    if first and PyLong_Check(key) and not PyBool_Check(key) and key == -1 and PyUnicode_Check(item):
-        for candidate in (<dict>w.by_class).values():
-            sp = <StructPlan>candidate
-            if sp.name == item:
-                return writer_fail(w, f"a dict whose first key is -1 naming {item!r} would decode as "
-                                      "that struct")
-    return 0
-
-
 cdef TypePlan _standalone_plan(int kind, str go):
     cdef TypePlan plan = TypePlan()
     plan.kind = kind
@@ -863,3 +857,25 @@ cdef TypePlan _standalone_plan(int kind, str go):
 
 cdef TypePlan _BYTES_PLAN = _standalone_plan(K_BYTES, "[]byte")
 cdef TypePlan _COMPLEX128_PLAN = _standalone_plan(K_C128, "complex128")
+cdef TypePlan _COMPLEX64_PLAN = _standalone_plan(K_C64, "complex64")
+cdef TypePlan _FLOAT32_PLAN = _standalone_plan(K_F32, "float32")
+
+
+cdef int put_go_uint64(Writer *w, object value) except -1:
+    """A GoUint64: the smallest unsigned form, as Go's WriteUint64 (fixint below 128)."""
+    if value < 0 or value.bit_length() > 64:
+        writer_fail(w, f"{_short_repr(value)} is outside the range of uint64 (0..{UINT64_MAX})")
+    return put_unsigned(w, PyLong_AsUnsignedLongLong(value))
+
+
+cdef int check_any_ext(Writer *w, object value) except -1:
+    """Go reads ext 3, 4 and 5 inside interface{} as complex64, complex128 and time.Time:
+    an Ext of one of those types must have the size (and so the header) Go reads."""
+    code, data = value
+    if isinstance(code, int) and 3 <= code <= 5 and isinstance(data, bytes) \
+            and PyBytes_GET_SIZE(data) != _GO_EXT_SIZES[code - 3]:
+        writer_fail(w, f"ext {code} of {PyBytes_GET_SIZE(data)} bytes inside interface{{}}: Go reads ext "
+                       f"{code} as {_GO_EXT_SHAPES[code - 3]} and rejects it")
+    return 0
+
+cdef tuple _GO_EXT_SIZES = (8, 16, 12)

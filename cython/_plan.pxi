@@ -209,7 +209,8 @@ cdef TypePlan compile_type(object ref, dict structs, dict memo):
     elif kind == K_ARRAY:
         plan.length = ref.length
         plan.elem = compile_type(ref.elem, structs, memo)
-        plan.kind = K_BYTEARRAY if plan.elem.kind in (K_BYTE, K_UINT8) else K_ARRAY
+        # [N]byte is bin; [N]uint8 an array of integers (the generator goes by spelling)
+        plan.kind = K_BYTEARRAY if plan.elem.kind == K_BYTE else K_ARRAY
     else:
         raise AssertionError(f"unnormalized type {ref!r}")
     if plan.kind in _INTEGER_RANGES:

@@ -414,13 +414,14 @@ cdef object read_time(Reader *r, bint field_level):
     code = <int8_t>r.buf[r.pos + header - 1]
     cdef const unsigned char *data = r.buf + r.pos + header
     if code == 5 and n == 12:
+        if r.strict and b != 0xc7:      # Go's ReadTime takes the ext8 header only
+            reader_fail(r, start, f"expected time.Time (ext8, 12 bytes, ext 5), found {wire_type_name(b)} (strict)")
         seconds = zp_load_i64(data)
-        nanos = zp_load_u32(data + 8)
-        if nanos >= 1000000000:     # Go's time.Unix normalizes; so do we
-            if seconds > INT64_MAX - nanos // 1000000000:
-                reader_fail(r, start, "time seconds overflow")
-            seconds += nanos // 1000000000
-            nanos %= 1000000000
+        nanos = <int32_t>zp_load_u32(data + 8)     # Go reads an int32
+        if nanos < 0 or nanos >= 1000000000:
+            # Go's time.Unix normalizes (seconds wrap around as Go's int64 does)
+            seconds = <int64_t>(<uint64_t>seconds + <uint64_t>zp_floor_div(nanos, 1000000000))
+            nanos -= zp_floor_div(nanos, 1000000000) * 1000000000
     elif code == -1 and not r.strict and n in (4, 8, 12):
         if n == 4:
             seconds = zp_load_u32(data)
@@ -437,16 +438,17 @@ cdef object read_time(Reader *r, bint field_level):
     else:
         return reader_fail(r, start, f"expected time.Time (ext 5), found ext {code} of {n} bytes")
     r.pos += header + n
-    return make_time(r, start, seconds, nanos, field_level)
+    return make_time(seconds, nanos, field_level)
 
 
-cdef object make_time(Reader *r, Py_ssize_t start, int64_t seconds, int64_t nanos, bint field_level):
+cdef object make_time(int64_t seconds, int64_t nanos, bint field_level):
+    """A datetime (a Timestamp below the microsecond), or a GoTime outside the years 1-9999."""
     cdef int year, month, day
     cdef int64_t days, second_of_day
     if field_level and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
         return None
     if seconds < ZP_MIN_SECONDS or seconds > ZP_MAX_SECONDS:
-        reader_fail(r, start, f"time {seconds}s from the Unix epoch is outside the years 1-9999 a datetime holds")
+        return _GoTime(seconds, nanos)
     days = zp_floor_div(seconds, 86400)
     second_of_day = seconds - days * 86400
     zp_civil_from_days(days, &year, &month, &day)
@@ -738,8 +740,8 @@ cdef object read_any(Reader *r):
     family = read_wire_int(r, b, &sv, &uv)
     if family == INT_SIGNED:
         return PyLong_FromLongLong(sv)
-    if family == INT_UNSIGNED:
-        return PyLong_FromUnsignedLongLong(uv)
+    if family == INT_UNSIGNED:         # Go reads the uint family as uint64
+        return _go_uint64(uv)
     if b == 0xc0:
         r.pos += 1
         return None
@@ -750,10 +752,10 @@ cdef object read_any(Reader *r):
         need(r, 9)
         r.pos += 9
         return PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos - 8)))
-    if b == 0xca:
+    if b == 0xca:                       # Go reads it as float32
         need(r, 5)
         r.pos += 5
-        return PyFloat_FromDouble(zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos - 4)))
+        return _go_float32(zp_load_u32(r.buf + r.pos - 4))
     n = str_length(r, b, &header)
     if n >= 0:
         value = PyUnicode_DecodeUTF8(<const char *>r.buf + r.pos + header, n, NULL)
@@ -784,6 +786,8 @@ cdef object read_any(Reader *r):
         reader_enter(r)
         for i in range(n):
             trail_key_reading(&r.trail)
+            if r.strict and not is_any_map_key(r):
+                fail_any_map_key(r)
             key = read_any(r)
             trail_key(&r.trail, key)
             PyDict_SetItem(result, key, read_any(r))
@@ -791,27 +795,73 @@ cdef object read_any(Reader *r):
         return result
     n = ext_length(r, b, &header)
     if n >= 0:
-        return read_any_ext(r, header, n)
+        return _read_any_ext(r, header, n)
     return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
 
 
+# Kept out of read_any, called through pointers that the C compiler cannot inline:
+# each nesting level of interface{} values is a read_any frame, and building these
+# objects there would make every frame bigger (see test_limits_depth).
+
+cdef object go_uint64(uint64_t value):
+    return _int_new(_GoUint64, PyLong_FromUnsignedLongLong(value))
+
+
+cdef object go_float32(uint32_t bits):
+    return _float_new(_GoFloat32, zp_double_from_f32_bits(bits))
+
+
+cdef inline bint is_any_map_key(Reader *r) noexcept:
+    """Go reads a map inside interface{} as map[string]interface{}: keys str, bin (or nil)."""
+    cdef unsigned char k
+    if r.pos >= r.end:
+        return True                     # read_any reports the truncation
+    k = r.buf[r.pos]
+    return (k & 0xe0) == 0xa0 or 0xd9 <= k <= 0xdb or 0xc4 <= k <= 0xc6 or k == 0xc0
+
+
+cdef int fail_any_map_key(Reader *r) except -1:
+    return reader_fail(r, r.pos, f"a map inside interface{{}} is a map[string]interface{{}} to Go: "
+                                 f"its keys are str, found {wire_type_name(r.buf[r.pos])} (strict)")
+
+
 cdef object read_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n):
-    """An ext inside interface{}: time (5, and the spec's -1), complex (3, 4), else Ext."""
+    """An ext inside interface{}, as Go's reader takes it by its type: 5 is time.Time
+    (ext8, 12 bytes), 3 complex64 (fixext8), 4 complex128 (fixext16); any other type,
+    the spec's timestamp -1 included, a raw extension (Ext). Ext 3, 4 or 5 of another
+    shape is an error to Go: strict rejects it, lenient reading keeps it as an Ext."""
+    cdef unsigned char b = r.buf[r.pos]
     cdef int8_t code = <int8_t>r.buf[r.pos + header - 1]
     cdef const unsigned char *data = r.buf + r.pos + header
-    if (code == 5 and n == 12) or (code == -1 and n in (4, 8, 12)):
+    if code == 5 and b == 0xc7 and n == 12:
         return read_time(r, False)
-    if code == 3 and n == 8:
+    if code == 3 and b == 0xd7:
         r.pos += header + n
-        return PyComplex_FromDoubles(zp_double_from_f32_bits(zp_load_u32(data)),
-                                     zp_double_from_f32_bits(zp_load_u32(data + 4)))
-    if code == 4 and n == 16:
+        return _complex_new(_GoComplex64, zp_double_from_f32_bits(zp_load_u32(data)),
+                            zp_double_from_f32_bits(zp_load_u32(data + 4)))
+    if code == 4 and b == 0xd8:
         r.pos += header + n
         return PyComplex_FromDoubles(zp_double_from_bits(zp_load_u64(data)),
                                      zp_double_from_bits(zp_load_u64(data + 8)))
+    if r.strict and 3 <= code <= 5:
+        fail_any_ext(r, code, n)
     value = PyBytes_FromStringAndSize(<const char *>data, n)
     r.pos += header + n
     return _Ext(code, value)
+
+cdef object (*_go_uint64)(uint64_t)
+cdef object (*_go_float32)(uint32_t)
+cdef object (*_read_any_ext)(Reader *, Py_ssize_t, Py_ssize_t)
+_go_uint64 = go_uint64
+_go_float32 = go_float32
+_read_any_ext = read_any_ext
+
+cdef tuple _GO_EXT_SHAPES = ("complex64 (fixext8)", "complex128 (fixext16)", "time.Time (ext8, 12 bytes)")
+
+
+cdef int fail_any_ext(Reader *r, int code, Py_ssize_t n) except -1:
+    return reader_fail(r, r.pos, f"ext {code} of {n} bytes in a {wire_type_name(r.buf[r.pos])}: Go reads "
+                                 f"ext {code} as {_GO_EXT_SHAPES[code - 3]} only (strict)")
 
 
 # -- skipping ---------------------------------------------------------------------

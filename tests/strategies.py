@@ -30,16 +30,20 @@ def _make_time(moment: datetime, nanosecond: int) -> datetime:
     return zebrapack.Timestamp.from_datetime(moment, nanosecond) if nanosecond else moment
 
 
-def times() -> st.SearchStrategy[datetime]:
-    """UTC instants from year 1 to 9999, a third of them with sub-microsecond nanoseconds."""
+def times() -> st.SearchStrategy[datetime | zebrapack.GoTime]:
+    """UTC instants from year 1 to 9999, a third of them with sub-microsecond nanoseconds;
+    now and then a Go time beyond those years (a GoTime)."""
     moments = st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999),
                            timezones=st.just(UTC))
     nanoseconds = st.one_of(st.just(0), st.just(0), st.integers(1, 999))
-    return st.builds(_make_time, moments, nanoseconds)
+    seconds_beyond = st.one_of(st.integers(-2**63, -62135596801), st.integers(253402300800, 2**63 - 1))
+    beyond = st.builds(zebrapack.GoTime, seconds_beyond, st.integers(0, 999_999_999))
+    return st.one_of(st.builds(_make_time, moments, nanoseconds), beyond)
 
 
-def _scalar_keys() -> st.SearchStrategy[Any]:
-    return st.one_of(st.text(max_size=8), st.integers(-2**63, 2**64 - 1))
+def _interface_map_keys() -> st.SearchStrategy[Any]:
+    # Go reads a map inside interface{} as map[string]interface{}: str keys only.
+    return st.text(max_size=8)
 
 
 def any_values(schema: zebrapack.Schema, with_structs: bool = True) -> st.SearchStrategy[Any]:
@@ -47,13 +51,16 @@ def any_values(schema: zebrapack.Schema, with_structs: bool = True) -> st.Search
     leaves = st.one_of(
         st.none(), st.booleans(), st.integers(-2**63, 2**64 - 1), st.floats(), st.text(max_size=20),
         st.binary(max_size=20), times(), st.builds(complex, st.floats(), st.floats()),
+        # Go's other number types (a uint64 below 128 is a fixint, which reads back as int64)
+        st.integers(128, 2**64 - 1).map(zebrapack.GoUint64), st.floats(width=32).map(zebrapack.GoFloat32),
+        st.builds(zebrapack.GoComplex64, st.floats(width=32), st.floats(width=32)),
         st.builds(zebrapack.Ext, st.integers(-128, 127).filter(lambda code: code not in (-1, 3, 4, 5)),
                   st.binary(max_size=10)),
     )
     if with_structs:
         leaves = st.one_of(leaves, *(structs(schema, name) for name in ("Inner",) if name in schema.structs))
     return st.recursive(leaves, lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(_scalar_keys(), inner, max_size=4)), max_leaves=12)
+        st.lists(inner, max_size=4), st.dictionaries(_interface_map_keys(), inner, max_size=4)), max_leaves=12)
 
 
 #: Struct nesting past which pointers, slices and maps are left empty (recursive types stay small).
@@ -101,7 +108,7 @@ def values(schema: zebrapack.Schema, type_ref: TypeRef, *, field_level: bool = F
         return st.lists(nested(type_ref.elem_type), max_size=5)
     if kind == Kind.ARRAY:
         n = type_ref.length
-        if type_ref.elem_type.kind in (Kind.BYTE, Kind.UINT8):
+        if type_ref.elem_type.kind == Kind.BYTE:       # [N]uint8 is an array of integers
             return st.binary(min_size=n, max_size=n)
         return st.lists(nested(type_ref.elem_type), min_size=n, max_size=n)
     if kind == Kind.MAP:

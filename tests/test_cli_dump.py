@@ -18,6 +18,20 @@ def type_args(case: dict[str, Any]) -> list[str]:
     return [] if case["structnames_on_wire"] else ["--type", case["type"]]
 
 
+def as_vector_json(value: Any) -> Any:
+    """Dump's typed JSON without the Go types of interface{} numbers, which the vectors'
+    typed JSON does not carry ({"$f32": x} is x there, {"$uint": n} is n)."""
+    if isinstance(value, list):
+        return [as_vector_json(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if list(value) in (["$f32"], ["$uint"]):
+        return next(iter(value.values()))
+    if list(value) == ["$complex64"]:
+        return {"$complex": value["$complex64"]}
+    return {key: as_vector_json(item) for key, item in value.items()}
+
+
 @pytest.mark.parametrize("case", MANIFEST, ids=case_id)
 def test_dump_of_every_vector_is_its_expected_typed_json(monkeypatch: pytest.MonkeyPatch,
                                                          case: dict[str, Any]) -> None:
@@ -30,7 +44,7 @@ def test_dump_of_every_vector_is_its_expected_typed_json(monkeypatch: pytest.Mon
     if case_id(case) == "zp/Prims_boundary_b":
         # The vectors' typed JSON has no NaN payload; dump keeps it (see _typed_json).
         assert dumped[0]["F64"].pop("$bits") == "7ff8000000000001"
-    assert dumped == expected
+    assert as_vector_json(dumped) == expected
     assert all(list(record)[0] == "$type" for record in dumped)
 
 

@@ -126,8 +126,13 @@ def test_reference_quirks_are_not_changes() -> None:
     assert check_compatible(ours, str(VECTORS / "schemas" / "zp.z.json")).findings == ()
 
 
-def test_byte_and_uint8_are_one_type() -> None:
-    assert lines(person(), person(Bytes='Bytes [4]uint8 `zid:"4"`')) == []
+def test_byte_and_uint8_are_one_type_except_as_array_elements() -> None:
+    # [N]byte is bin on the wire, [N]uint8 an array of integers (golden/deep): a conflict.
+    assert [f.kind for f in check_compatible(person(), person(Bytes='Bytes [4]uint8 `zid:"4"`')).conflicts] \
+        == ["type-changed"]
+    assert lines(person(Bytes='Bytes []uint8 `zid:"4"`'), person(Bytes='Bytes []uint8 `zid:"4"`')) == []
+    assert lines(person(Bytes='Bytes map[string]byte `zid:"4"`'),
+                 person(Bytes='Bytes map[string]uint8 `zid:"4"`')) == []
 
 
 def test_evolution_of_the_vectors_is_compatible_one_way() -> None:

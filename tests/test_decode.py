@@ -350,11 +350,9 @@ def test_ext5_nanoseconds_past_a_second_are_normalized_as_go_does(zp: zebrapack.
         datetime(1970, 1, 1, 0, 0, 1, 500000, tzinfo=UTC)
 
 
-def test_time_outside_the_years_a_datetime_holds_is_an_error(zp: zebrapack.Schema) -> None:
-    with pytest.raises(DecodeError, match="outside the years 1-9999"):
-        zp.decode(prims_field(PRIMS["T"], time_ext5(253402300800, 0)))
-    with pytest.raises(DecodeError, match="outside the years 1-9999"):
-        zp.decode(prims_field(PRIMS["T"], time_ext5(-62135596801, 0)))
+def test_time_outside_the_years_a_datetime_holds_is_a_gotime(zp: zebrapack.Schema) -> None:
+    assert zp.decode(prims_field(PRIMS["T"], time_ext5(253402300800, 0))).T == zebrapack.GoTime(253402300800)
+    assert zp.decode(prims_field(PRIMS["T"], time_ext5(-62135596801, 0))).T == zebrapack.GoTime(-62135596801)
 
 
 def test_time_field_refuses_other_exts(zp: zebrapack.Schema) -> None:

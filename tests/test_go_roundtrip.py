@@ -105,7 +105,7 @@ def type_values(schema: zebrapack.Schema, type_ref: TypeRef, depth: int,
     if kind == Kind.STRUCT:
         return struct_values(schema, type_ref.name, depth - 1)
     if kind == Kind.ARRAY:
-        if type_ref.elem_type.kind in (Kind.BYTE, Kind.UINT8):
+        if type_ref.elem_type.kind == Kind.BYTE:      # [N]uint8 is an array of integers
             return st.binary(min_size=type_ref.length, max_size=type_ref.length)
         elems = type_values(schema, type_ref.elem_type, depth)
         return st.lists(elems, min_size=type_ref.length, max_size=type_ref.length)

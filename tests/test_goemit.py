@@ -17,11 +17,14 @@ from hypothesis import strategies as st
 
 import zebrapack
 from zebrapack import Kind, SchemaError, TypeRef
-from zebrapack.golang.compiler import compile_go_schema
+from zebrapack.golang.compiler import MSGP_CONSTANTS, compile_go_schema
 from zebrapack.golang.emitter import MSGP_IMPORT
 from zebrapack.schema.model import BYTE_KINDS, PRIMITIVE_KINDS, FieldDef, SchemaDef, StructDef
 
 SCHEMAS = sorted(path.name for path in (VECTORS / "schemas").glob("*.z"))
+GOLDEN_SCHEMAS = VECTORS.parent / "golden" / "schemas"
+#: The golden schemas, and whether they hold unexported names (written and compiled with -unexported).
+GOLDEN = {"my": False, "my2": True, "deep": False, "headerplus": False}
 
 #: A stand-in for the reference runtime's msgp package: what the emitted source names from it.
 MSGP_STUB = """package msgp
@@ -32,7 +35,8 @@ type Marshaler interface{ MarshalMsg([]byte) ([]byte, error) }
 type Unmarshaler interface{ UnmarshalMsg([]byte) ([]byte, error) }
 type Sizer interface{ Msgsize() int }
 type Extension interface{ ExtensionType() int8 }
-"""
+
+""" + "".join(f"const {name} = {value}\n" for name, value in MSGP_CONSTANTS.items())
 
 
 @dataclass
@@ -80,7 +84,7 @@ def field_types(by_value: tuple[str, ...]) -> st.SearchStrategy[TypeRef]:
 def models(draw: st.DrawFn) -> SchemaDef:
     structs = {}
     for index, name in enumerate(STRUCT_NAMES):
-        count = draw(st.integers(0, 5))
+        count = draw(st.integers(1, 5))  # the reference leaves a struct without fields out
         go_names = draw(st.lists(st.from_regex(r"[A-Z][a-z0-9_]{0,5}", fullmatch=True),
                                  min_size=count, max_size=count, unique=True))
         tags = draw(st.lists(st.from_regex(r"[a-z_][a-z0-9_]{0,5}", fullmatch=True), min_size=count,
@@ -93,6 +97,8 @@ def models(draw: st.DrawFn) -> SchemaDef:
                                                 "show_zero": st.booleans()}))
             fields.append(FieldDef(zid, go_name, draw(st.sampled_from([go_name, tag])), type_ref,
                                    type_ref.go if type_ref else "", skip=type_ref is None, **flags))
+        if draw(st.booleans()):  # a Go-only field: msg:"-" without a zid
+            fields.insert(draw(st.integers(0, len(fields))), FieldDef(-2, "Local", "-", None, skip=True))
         structs[name] = StructDef(name, tuple(fields))
     return SchemaDef(source_package="p", structs=structs, schema_id=draw(st.none() | st.integers(1, 2**53)))
 
@@ -102,6 +108,30 @@ def models(draw: st.DrawFn) -> SchemaDef:
 def test_any_schema_written_as_go_compiles_back_the_same(model: SchemaDef) -> None:
     again = compile_go_schema(zebrapack.go_source(model))
     assert (dict(again.structs), again.schema_id) == (model.structs, model.schema_id)
+
+
+def test_struct_without_fields_is_declared_but_no_field_may_hold_it() -> None:
+    empty = StructDef("Empty", ())
+    model = SchemaDef(source_package="p", structs={"T": StructDef("T", (FieldDef(0, "A", "A", TypeRef(Kind.INT)),)),
+                                                   "Empty": empty})
+    assert "type Empty struct {\n}\n" in zebrapack.go_source(model)
+    assert list(compile_go_schema(zebrapack.go_source(model)).structs) == ["T"]  # as the reference leaves it out
+    holder = FieldDef(1, "E", "E", TypeRef(Kind.SLICE, elem=TypeRef(Kind.STRUCT, name="Empty")))
+    model = SchemaDef(source_package="p", structs={"T": StructDef("T", (holder,)), "Empty": empty})
+    with pytest.raises(SchemaError, match="T.E: struct Empty has no fields"):
+        zebrapack.go_source(model)
+
+
+def test_array_length_spelled_with_a_msgp_constant_is_kept() -> None:
+    arr = TypeRef(Kind.ARRAY, length=6, elem=TypeRef(Kind.ARRAY, length=2, elem=TypeRef(Kind.UINT8)))
+    kept = FieldDef(0, "A", "A", arr, "[msgp.ExtensionPrefixSize][2]uint8")
+    source = zebrapack.go_source(schema_with(kept))
+    assert "\tA [msgp.ExtensionPrefixSize][2]uint8 `zid:\"0\"`\n" in source
+    assert f'import "{MSGP_IMPORT}"' in source
+    assert compile_go_schema(source).structs["T"].fields == (kept,)
+    # A spelling that does not mean the same length is not used.
+    wrong = FieldDef(0, "A", "A", arr, "[msgp.NilSize][2]uint8")
+    assert "\tA [6][2]uint8 `zid:\"0\"`\n" in zebrapack.go_source(schema_with(wrong))
 
 
 def test_go_source_declares_fields_with_their_tags() -> None:
@@ -147,11 +177,12 @@ def go_module(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "msgpstub" / "msgp").mkdir(parents=True)
     (root / "msgpstub" / "go.mod").write_text("module github.com/glycerine/zebrapack\n\ngo 1.21\n")
     (root / "msgpstub" / "msgp" / "msgp.go").write_text(MSGP_STUB)
-    models = [vector_schema(name).model for name in SCHEMAS]
-    models.append(zebrapack.schema_from_dataclasses(Event, package="events").model)
-    for model in models:
+    models = [(vector_schema(name).model, False) for name in SCHEMAS]
+    models.append((zebrapack.schema_from_dataclasses(Event, package="events").model, False))
+    models += [(zebrapack.load(GOLDEN_SCHEMAS / f"{name}.z").model, unexported) for name, unexported in GOLDEN.items()]
+    for model, unexported in models:
         (root / model.source_package).mkdir()
-        (root / model.source_package / "schema.go").write_text(zebrapack.go_source(model))
+        (root / model.source_package / "schema.go").write_text(zebrapack.go_source(model, unexported=unexported))
     return root
 
 
@@ -160,7 +191,7 @@ def test_go_vet_accepts_the_go_source(go_module: Path) -> None:
                             env=offline_go_env(), timeout=300)
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in go_module.iterdir() if (p / "schema.go").exists()) == sorted(
-        ["events", *{vector_schema(name).source_package for name in SCHEMAS}])
+        ["events", *GOLDEN, *{vector_schema(name).source_package for name in SCHEMAS}])
 
 
 def test_gofmt_leaves_the_go_source_as_it_is(go_module: Path) -> None:

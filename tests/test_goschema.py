@@ -75,6 +75,12 @@ def test_array_length_may_be_a_constant_of_the_file() -> None:
                  '\tB [0x10]byte `zid:"1"`\n}\n')
     assert got["A"].type == TypeRef(Kind.ARRAY, length=4, elem=TypeRef(Kind.FLOAT32))
     assert got["B"].type == TypeRef(Kind.ARRAY, length=16, elem=TypeRef(Kind.BYTE))
+    # The schema records the length as the reference does: Kind the value, Str the name as written.
+    source = 'package p\nconst Slots = 4\ntype T struct {\n\tA [Slots][0x10]byte `zid:"0"`\n}\n'
+    document = schema_document(compile_go_schema(source))
+    domains = document["Structs"]["T"]["Fields"][0]["FieldFullType"]
+    assert (domains["Domain"], domains["Range"]["Domain"]) == ({"Kind": 4, "Str": "Slots"}, {"Kind": 16, "Str": "16"})
+    assert zebrapack.load(document).model == compile_go_schema(source)
 
 
 @pytest.mark.parametrize(("declaration", "schema_id"), [
@@ -89,10 +95,73 @@ def test_schema_id_is_the_int64_literal_of_zebraSchemaId64(declaration: str, sch
     assert model.schema_id == schema_id
 
 
-def test_unexported_and_go_only_fields_are_left_out() -> None:
+def test_unexported_fields_are_left_out_and_zidless_go_only_fields_are_skip_fields_without_zid() -> None:
     got = fields('type T struct {\n\tA int `zid:"0"`\n\tcache []byte\n\tlocal int `zid:"1"`\n'
-                 '\tMu chan int `msg:"-"`\n\tTmp string `zid:"-"`\n\tB int `zid:"1"`\n}\n')
-    assert list(got) == ["A", "B"]
+                 '\tMu chan int `msg:"-"`\n\tTmp string `zid:"-" msg:"tmp"`\n\tB int `zid:"1"`\n'
+                 '\tX, Y func() `msg:"-"`\n}\n')
+    assert list(got) == ["A", "Mu", "Tmp", "B", "X", "Y"]
+    assert [(f.zid, f.tag_name, f.skip, f.type) for f in got.values() if f.skip] == [
+        (-2, "-", True, None), (-2, "tmp", True, None), (-2, "X", True, None), (-2, "Y", True, None)]
+
+
+def test_unexported_mode_includes_unexported_structs_and_fields_under_their_names() -> None:
+    source = ('package p\n\ntype inner struct {\n\tv int `zid:"0"`\n}\n\ntype T struct {\n\tin *inner `zid:"0"`\n'
+              '\tName string `zid:"1"`\n}\n\ntype none struct {\n\tx int `msg:"-"`\n}\n')
+    model = compile_go_schema(source, unexported=True)
+    assert sorted(model.structs) == ["T", "inner", "none"]
+    t = {f.go_name: f for f in model.structs["T"].fields}
+    assert t["in"].type == TypeRef(Kind.POINTER, elem=TypeRef(Kind.STRUCT, name="inner"))
+    assert (t["in"].tag_name, t["in"].type_str) == ("in", "*inner")
+    assert model.structs["none"].fields[0].zid == -2
+    # An unexported field is a field like any other then: it needs a zid (or msg:"-").
+    with pytest.raises(GoSourceError, match=r"T.hidden: missing zid tag"):
+        compile_go_schema(source.replace("\tName string", "\thidden int\n\tName string"), unexported=True)
+
+
+def test_struct_without_fields_is_left_out_as_the_reference_does() -> None:
+    model = compile_go_schema('package p\n\ntype Empty struct{}\n\ntype Quiet struct {\n\tsecret int\n}\n\n'
+                              'type T struct {\n\tA int `zid:"0"`\n}\n')
+    assert list(model.structs) == ["T"]
+
+
+def test_msgp_ignore_directive_leaves_structs_out() -> None:
+    source = ('package p\n\n//msgp:ignore Cache Other\n\ntype Cache struct {\n\tA int `zid:"0"`\n}\n\n'
+              'type T struct {\n\tA int `zid:"0"`\n}\n\n/*msgp:ignore T*/\n')
+    assert list(compile_go_schema(source).structs) == ["T"]
+    with pytest.raises(GoSourceError, match=r"T.C: struct type Cache is left out of the schema by //msgp:ignore"):
+        compile_go_schema(source.replace('\tA int `zid:"0"`\n}\n\n/*', '\tC *Cache `zid:"0"`\n}\n\n/*'))
+
+
+@pytest.mark.parametrize("directive", ["tuple T", "shim T as:string using:a/b"])
+def test_directive_changing_the_wire_of_a_struct_is_refused(directive: str) -> None:
+    with pytest.raises(GoSourceError, match=rf"schema.go:2: T: //msgp:{directive.split()[0]} T .*cannot say"):
+        compile_go_schema(f'package p\n//msgp:{directive}\ntype T struct {{\n\tA int `zid:"0"`\n}}\n')
+
+
+def test_only_byte_spelled_slices_are_bin() -> None:
+    got = fields('type T struct {\n\tA []byte `zid:"0"`\n\tB []uint8 `zid:"1"`\n\tC [4]uint8 `zid:"2"`\n'
+                 '\tD [][]uint8 `zid:"3"`\n\tE [4]byte `zid:"4"`\n\tF map[string][]uint8 `zid:"5"`\n}\n')
+    u8 = TypeRef(Kind.UINT8)
+    assert got["A"].type == TypeRef(Kind.BYTES)
+    assert got["B"].type == TypeRef(Kind.SLICE, elem=u8)
+    assert got["C"].type == TypeRef(Kind.ARRAY, length=4, elem=u8)
+    assert got["D"].type == TypeRef(Kind.SLICE, elem=TypeRef(Kind.SLICE, elem=u8))
+    assert got["E"].type == TypeRef(Kind.ARRAY, length=4, elem=TypeRef(Kind.BYTE))
+    assert got["F"].type == TypeRef(Kind.MAP, key=TypeRef(Kind.STRING), elem=TypeRef(Kind.SLICE, elem=u8))
+    assert [f.type_str for f in got.values()] == ["[]byte", "[]uint8", "[4]uint8", "[][]uint8", "[4]byte",
+                                                  "map[string][]uint8"]
+
+
+@pytest.mark.parametrize(("imports", "length", "size"), [
+    ('import "github.com/glycerine/zebrapack/msgp"', "msgp.ExtensionPrefixSize", 6),
+    ('import "github.com/glycerine/zebrapack/msgp"', "msgp.Complex128Size", 18),
+    ('import zp "github.com/glycerine/zebrapack/msgp"', "zp.TimeSize", 15),
+    ('import "github.com/tinylib/msgp/msgp"', "msgp.Int32Size", 5),
+])
+def test_array_length_may_be_a_constant_of_the_msgp_runtime(imports: str, length: str, size: int) -> None:
+    got = fields(f'{imports}\n\ntype T struct {{\n\tA [{length}]float64 `zid:"0"`\n}}\n')
+    assert got["A"].type == TypeRef(Kind.ARRAY, length=size, elem=TypeRef(Kind.FLOAT64))
+    assert got["A"].type_str == f"[{length}]float64"
 
 
 def test_msg_dash_with_a_zid_is_a_skip_field() -> None:
@@ -171,6 +240,8 @@ def test_struct_may_refer_to_itself_and_to_later_structs() -> None:
 ERRORS = [
     # (body after "package p\n", line, struct.field, what the message says)
     ('type T struct {\n\tA int `zid:"0"`\n\tB int\n}', 4, "T.B", "missing zid tag"),
+    ('type T struct {\n\tA int `zid:"-" msg:"a"`\n\tB int `zid:"0" msg:"a"`\n\tC int `zid:"1" msg:"a"`\n}', 5,
+     "T.C", "tag name 'a' used twice"),
     ('type T struct {\n\tA int `zid:"0"`\n\tB int `zid:"0"`\n}', 4, "T.B", "zid 0 used twice (also by A)"),
     ('type T struct {\n\tA int `zid:"0"`\n\tB int `zid:"2"`\n}', 4, "T.B", "without gaps: zid 1 unused"),
     ('type T struct {\n\tA int `zid:"1"`\n}', 3, "T.A", "without gaps: zid 0 unused"),
@@ -182,6 +253,12 @@ ERRORS = [
     ('type T struct {\n\tA struct{ X int } `zid:"0"`\n}', 3, "T.A", "anonymous struct type"),
     ('type T struct {\n\tA interface{ M() } `zid:"0"`\n}', 3, "T.A", "declare it as a named interface"),
     ('type inner struct{}\n\ntype T struct {\n\tA inner `zid:"0"`\n}', 5, "T.A", "inner is unexported"),
+    ('type inner struct{}\n\ntype T struct {\n\tA inner `zid:"0"`\n}', 5, "T.A", "zebrapack schema --unexported"),
+    ('type E struct{}\n\ntype T struct {\n\tA *E `zid:"0"`\n}', 5, "T.A", "struct type E has no fields"),
+    ('import "github.com/glycerine/zebrapack/msgp"\ntype T struct {\n\tA [msgp.Nope]int `zid:"0"`\n}', 4, "T.A",
+     "the msgp runtime has no such integer constant"),
+    ('import "math"\ntype T struct {\n\tA [math.MaxInt8]int `zid:"0"`\n}', 4, "T.A", "the constants of math are unknown"),
+    ('type T struct {\n\tA [msgp.NilSize]int `zid:"0"`\n}', 3, "T.A", "no import named msgp"),
     ('type T struct {\n\tA [n]int `zid:"0"`\n}', 3, "T.A", "array length n: not an integer literal"),
     ('type T struct {\n\tA, B int `zid:"0"`\n}', 3, "T.A", "give each its own line and zid"),
     ('type T struct {\n\tA int `zid:"0" msg:"x"`\n\tB int `zid:"1" msg:"x"`\n}', 4, "T.B", "tag name 'x' used twice"),
@@ -212,3 +289,13 @@ def test_error_names_file_line_and_field(body: str, line: int, where: str | None
 def test_unreadable_go_file_is_a_schema_error(tmp_path: Path) -> None:
     with pytest.raises(SchemaError, match="cannot read Go source"):
         read_go_schema(tmp_path / "absent.go")
+
+
+def test_go_only_fields_without_zid_never_conflict_in_compatibility_checks() -> None:
+    old = compile_go_schema('package p\ntype T struct {\n\tA int `zid:"0"`\n\tx func() `msg:"-"`\n'
+                            '\ty chan int `msg:"-"`\n}\n', unexported=True)
+    new = compile_go_schema('package p\ntype T struct {\n\tA int `zid:"0"`\n\tz []chan int `msg:"-"`\n'
+                            '\tB string `zid:"1"`\n}\n', unexported=True)
+    report = zebrapack.check_compatible(old, new)
+    assert report.compatible, report
+    assert [(f.kind, f.field) for f in report.findings] == [("new-field", "B")]

@@ -307,7 +307,7 @@ FAILURES = {
     "unhashable-key": record("Prims", b"\x13\x81\x90\x00"),
     "too-deep": record("Prims", b"\x13" + b"\x91" * 5000 + b"\xc0"),
     "trailing": A_SEED + b"\x00",
-    "bad-time": record("Prims", b"\x12\xc7\x0c\x05" + b"\x7f" * 12),
+    "bad-time": record("Prims", b"\x12\xc7\x0c\x09" + b"\x7f" * 12),      # ext 9 is no time
 }
 
 

@@ -282,23 +282,13 @@ def test_encode_refuses_an_unknown_key_read_as_the_struct_name() -> None:
 INTERFACE_SCHEMA = schema_of(A=[field(0, "X", {"Kind": 19, "Str": "Intf"}), field(1, "S", {"Kind": 2, "Str": "string"})])
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ({(1, 2): 3}, "tuple map key"),
-    ({-1: "A", 1: [1]}, "first key is -1 naming 'A'"),
-    ({-1: "A", 1: "x"}, "first key is -1 naming 'A'"),
-])
-def test_encode_refuses_interface_maps_its_decode_would_not_read_back(value: Any, message: str) -> None:
+@pytest.mark.parametrize("value", [{(1, 2): 3}, {-1: "A", 1: [1]}, {-1: "A", 1: "x"}, {zebrapack.Ext(0, b"1"): 1}])
+def test_encode_refuses_interface_maps_its_decode_would_not_read_back(value: Any) -> None:
+    # a tuple key would read back as a list (unhashable), a first key -1 naming a
+    # struct as that struct: interface{} maps are Go's map[string]interface{}
     schema = zebrapack.load(INTERFACE_SCHEMA)
-    with pytest.raises(EncodeError, match=message):
+    with pytest.raises(EncodeError, match="keys must be str"):
         schema.encode(schema.types.A(X=value))
-
-
-@pytest.mark.parametrize("value", [{-1: "NotAStruct", 1: 2}, {1: 2, -1: "A"}, {-1: 5}, {True: "A"}, {"k": (1, 2)},
-                                   {zebrapack.Ext(0, b"1\x00"): 1}])
-def test_interface_maps_that_read_back_as_dicts_still_encode(value: Any) -> None:
-    schema = zebrapack.load(INTERFACE_SCHEMA)
-    decoded = schema.decode(schema.encode(schema.types.A(X=value))).X
-    assert decoded == {key: list(item) if isinstance(item, tuple) else item for key, item in value.items()}
 
 
 # -- 4. the size hint ----------------------------------------------------------------------

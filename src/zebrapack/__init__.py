@@ -39,6 +39,8 @@ from .schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
 from .streams.records import RecordWriter
 from .streams.self_describing import SchemaStream, open_stream
 from .values.ext import Ext
+from .values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from .values.gotime import GoTime
 from .values.timestamp import Timestamp
 
 __version__ = "0.1.0"
@@ -52,8 +54,12 @@ __all__ = [
     "Ext",
     "FieldDef",
     "Finding",
+    "GoComplex64",
+    "GoFloat32",
     "GoKind",
     "GoSourceError",
+    "GoTime",
+    "GoUint64",
     "Kind",
     "RecordWriter",
     "Retired",

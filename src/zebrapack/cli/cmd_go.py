@@ -16,8 +16,12 @@ EPILOG = """\
 The output is gofmt-formatted; the reference generator makes Go code from it,
 and `zebrapack schema` compiles it back to the same schema.
 
-example:
+Unexported struct and field names are refused unless --unexported is given;
+the reference generator then needs -unexported too, as `zebrapack schema` does.
+
+examples:
   zebrapack go tests/vectors/schemas/zp.z -o zp_schema.go
+  zebrapack go --unexported tests/golden/schemas/my2.z -o my2_schema.go
 """
 
 
@@ -27,12 +31,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("schema", metavar="SCHEMA", help="the compiled schema (.z or .z.json)")
     parser.add_argument("-o", "--output", metavar="FILE.go", help="write the source there (default: standard output)")
     parser.add_argument("--package", help="the Go package name (default: the schema's)")
+    parser.add_argument("--unexported", action="store_true",
+                        help="write unexported struct and field names too (compile back with --unexported)")
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_schema_arg(args.schema).model
     try:
-        text = go_source(model, package=args.package)
+        text = go_source(model, package=args.package, unexported=args.unexported)
     except SchemaError as exc:
         raise CliError(f"{args.schema}: {exc}") from exc
     if args.output is None:

@@ -19,8 +19,12 @@ EPILOG = """\
 Writes OUT.z (msgpack2) and OUT.z.json beside it; OUT is -o, or FILE with
 .go replaced by .z. With --json and no -o, prints the JSON schema instead.
 
-example:
+Like the reference compiler, it leaves unexported structs and fields out;
+--unexported puts them in (the reference's -unexported).
+
+examples:
   zebrapack schema tests/vectors/schemas/zp.go -o /tmp/zp.z
+  zebrapack schema --unexported tests/golden/schemas/my2.go -o /tmp/my2.z
 """
 
 
@@ -30,11 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE.go", help="the Go source of the schema")
     parser.add_argument("-o", "--output", metavar="OUT.z", help="where to write the compiled schema")
     parser.add_argument("--json", action="store_true", help="print the schema as JSON on standard output")
+    parser.add_argument("--unexported", action="store_true",
+                        help="include unexported structs and fields (the reference's -unexported)")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        model = read_go_schema(args.file)
+        model = read_go_schema(args.file, unexported=args.unexported)
     except SchemaError as exc:
         raise CliError(str(exc)) from exc
     if args.output is not None or not args.json:

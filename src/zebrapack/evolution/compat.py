@@ -121,9 +121,14 @@ def _missing_zids(struct: StructDef) -> list[int]:
 # -- fields -------------------------------------------------------------------
 
 
+def _wire_numbered(struct: StructDef) -> list[FieldDef]:
+    """The fields with a zid, in zid order: a Go-only Skip field without one (Zid -2) is never compared."""
+    return sorted((f for f in struct.fields if f.zid >= 0), key=lambda f: f.zid)
+
+
 def _compare_structs(old: StructDef, new: StructDef) -> list[Finding]:
     findings: list[Finding] = []
-    for old_field in sorted(old.fields, key=lambda f: f.zid):
+    for old_field in _wire_numbered(old):
         new_field = new.field_by_zid(old_field.zid)
         if new_field is None:
             findings.append(_finding(True, "field-removed", old, old_field,
@@ -131,7 +136,7 @@ def _compare_structs(old: StructDef, new: StructDef) -> list[Finding]:
         else:
             findings += _compare_fields(old, old_field, new_field)
     old_zids = {f.zid for f in old.fields}
-    for new_field in sorted(new.fields, key=lambda f: f.zid):
+    for new_field in _wire_numbered(new):
         if new_field.zid not in old_zids:
             findings.append(_finding(False, "new-field", new, new_field, f"new field {_type_text(new_field)}"))
     return findings + _gaps(new, old_zids)
@@ -189,10 +194,12 @@ def _same_type(a: TypeRef | None, b: TypeRef | None) -> bool:
 
 
 def _without_aliases(t: TypeRef) -> TypeRef:
-    """The type with Go's ``byte`` spelled ``uint8`` (one type in Go, one encoding on the wire)."""
+    """The type with Go's ``byte`` spelled ``uint8`` (one type in Go, one encoding on the
+    wire), except as an array's element: ``[N]byte`` is bin, ``[N]uint8`` an array of ints."""
+    byte_array = t.kind == Kind.ARRAY and t.elem is not None and t.elem.kind == Kind.BYTE
     return dataclasses.replace(
         t, kind=Kind.UINT8 if t.kind == Kind.BYTE else t.kind,
-        elem=_without_aliases(t.elem) if t.elem is not None else None,
+        elem=_without_aliases(t.elem) if t.elem is not None and not byte_array else t.elem,
         key=_without_aliases(t.key) if t.key is not None else None)
 
 
@@ -227,7 +234,7 @@ def _without_duplicates(raw: object, key: object, which: str, findings: list[Fin
     fields = []
     for f in raw["Fields"]:
         zid = f.get("Zid", 0) if isinstance(f, Mapping) else None
-        if isinstance(zid, int) and zid in owners:
+        if isinstance(zid, int) and zid >= 0 and zid in owners:  # Skip fields without a zid share -2
             findings.append(Finding(True, "duplicate-zid", name, zid, str(f.get("FieldGoName")),
                                     f"zid used twice in the {which} schema (also by {owners[zid]})"))
             continue

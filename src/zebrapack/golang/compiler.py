@@ -1,24 +1,39 @@
 """Compiling a Go schema file into a schema, without Go (``zebrapack schema``, ``schema_from_go``).
 
-The rules are the reference compiler's (``zebrapack -write-schema``, without
-``-unexported``):
+The rules are the reference compiler's (``zebrapack -write-schema``, and with
+``unexported=True`` its ``-unexported``):
 
-- exported struct types are the schema's structs; interface types declared
-  in the file type interface fields (IDENTiface); other exported type
-  declarations are refused, as the reference refuses them; functions,
-  methods, variables and constants other than the schema id are ignored;
+- exported struct types with at least one field are the schema's structs (the
+  reference leaves ``type S struct{}`` out); with ``unexported``, unexported
+  structs and fields are in the schema too, under their own names (what the
+  reference does when it skips ``ast.FileExports``). Interface types declared
+  in the file type interface fields (IDENTiface); other type declarations are
+  refused, as the reference cannot use them; functions, methods, variables
+  and constants other than the schema id and array lengths are ignored;
 - ``const zebraSchemaId64`` (an integer literal, hex allowed) is the schema id;
-- unexported fields are ignored; every other field needs a ``zid:"N"`` tag,
-  and a struct's zids run from 0 without gaps or repeats. A field tagged
-  ``zid:"-"``, or ``msg:"-"`` without a zid, is Go-only: it is left out;
+- the directive ``//msgp:ignore A B`` leaves the structs it names out of the
+  schema; ``//msgp:tuple`` and ``//msgp:shim`` naming a struct of the schema are
+  errors (the wire is then something the schema cannot describe);
+- unexported fields are left out (without ``unexported``); every other field
+  needs a ``zid:"N"`` tag, and a struct's zids run from 0 without gaps or repeats.
+  A field tagged ``msg:"-"`` or ``zid:"-"`` without a zid is a Skip field
+  with ``Zid -2`` ("no zid"), kept in the schema as the reference keeps it;
 - ``msg:"name,omitempty,deprecated,showzero"`` sets the tag name and flags
   (``deprecated:"true"`` deprecates too; other options, like ``iface``, change
   nothing in the schema); ``msg:"-"`` and the type ``struct{}`` make a Skip field;
+- only ``[]byte`` spelled so is ``bin``: ``[]uint8``, ``[N]uint8`` and
+  ``[][]uint8`` are arrays of integers (element kind 8), and ``[N]byte`` a fixed
+  ``bin`` (element kind 12), as the reference generator works on the spelling;
+- an array length is an integer literal, a constant of the file, or a constant
+  of the msgp runtime (``msgp.ExtensionPrefixSize`` and its neighbours);
+  ``FieldTypeStr`` keeps the spelling (``[msgp.ExtensionPrefixSize]float64``);
 - a map keyed by anything but string, int, int32 or int64 cannot be
   serialized by the reference: the field is Skip (``UMap`` in the vectors);
 - channels, functions, anonymous structs, interface literals with methods
   and types of other packages (but ``time.Time`` and ``msgp.Extension``)
-  are errors, as are unknown type names.
+  are errors, as are unknown type names (the reference makes some of these
+  Skip fields silently; a schema compiler that drops a field without a word
+  would lose data, so we refuse them).
 
 Errors are ``GoSourceError``s naming the file, the line, the struct and the field.
 """
@@ -27,6 +42,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from types import MappingProxyType
 
 from .._core import DEFAULT_MAX_DEPTH
@@ -35,7 +51,6 @@ from ..evolution.compat import check_zid_sequence
 from ..schema.document import schema_document
 from ..schema.loader import Schema
 from ..schema.model import (
-    BYTE_KINDS,
     GO_PRIMITIVE_NAMES,
     MAX_ARRAY_LENGTH,
     FieldDef,
@@ -45,19 +60,41 @@ from ..schema.model import (
     TypeRef,
     parse_schema,
 )
-from .syntax import GoField, GoFile, GoType, GoTypeDecl, GoTypeSyntaxError, parse_go_file, unquote_go_string
+from .syntax import (
+    GoDirective,
+    GoField,
+    GoFile,
+    GoType,
+    GoTypeDecl,
+    GoTypeSyntaxError,
+    parse_go_file,
+    unquote_go_string,
+)
 
 #: The constant that holds the schema id.
 SCHEMA_ID_CONST = "zebraSchemaId64"
+#: The zid the reference records for a Skip field that has none (``msg:"-"`` without ``zid``).
+NO_ZID = -2
 
 _NAMED_KINDS = {name: kind for kind, name in GO_PRIMITIVE_NAMES.items()
                 if kind not in (Kind.BYTES, Kind.INTF)} | {"any": Kind.INTF}
 #: The map keys the reference can serialize; any other makes the field Skip.
 _MAP_KEY_KINDS = {"string": Kind.STRING, "int": Kind.INT, "int32": Kind.INT32, "int64": Kind.INT64}
+#: The exported integer constants of the reference runtime (package msgp: size.go,
+#: extension.go) that a schema may use as array lengths, as the reference resolves them.
+MSGP_CONSTANTS: Mapping[str, int] = MappingProxyType({
+    "Int64Size": 9, "IntSize": 9, "UintSize": 9, "Int8Size": 2, "Int16Size": 3, "Int32Size": 5,
+    "Uint8Size": 2, "ByteSize": 2, "Uint16Size": 3, "Uint32Size": 5, "Uint64Size": 9,
+    "Float64Size": 9, "Float32Size": 5, "Complex64Size": 10, "Complex128Size": 18,
+    "TimeSize": 15, "BoolSize": 1, "NilSize": 1, "MapHeaderSize": 5, "ArrayHeaderSize": 5,
+    "BytesPrefixSize": 5, "StringPrefixSize": 5, "ExtensionPrefixSize": 6,
+    "Complex64Extension": 3, "Complex128Extension": 4, "TimeExtension": 5,
+})
 _ZID = re.compile(r"\+?[0-9]+")
 _LEGACY_OCTAL = re.compile(r"0[0-7_]+")
 #: One ``key:"value"`` pair of a struct tag (reflect's syntax).
 _TAG_PAIR = re.compile(r' *([^\x00- :"\x7f]+):("(?:[^"\\]|\\.)*")')
+_UNEXPORTED_HINT = "zebrapack schema --unexported, or unexported=True, includes unexported structs and fields"
 
 
 class GoSourceError(SchemaError):
@@ -74,16 +111,17 @@ class GoSourceError(SchemaError):
         return (type(self), (self.reason, self.path, self.line, self.struct, self.field))
 
 
-def compile_go_schema(source: str, path: str = "schema.go") -> SchemaDef:
-    """The schema of Go source text; ``path`` is its ``SourcePath`` and the file errors name."""
+def compile_go_schema(source: str, path: str = "schema.go", *, unexported: bool = False) -> SchemaDef:
+    """The schema of Go source text; ``path`` is its ``SourcePath`` and the file errors name.
+    ``unexported`` includes unexported structs and fields (the reference's ``-unexported``)."""
     try:
         parsed = parse_go_file(source)
     except GoTypeSyntaxError as exc:
         raise GoSourceError(f"syntax error: {exc}", path, exc.line) from None
-    return _Compiler(parsed, path).schema()
+    return _Compiler(parsed, path, unexported).schema()
 
 
-def read_go_schema(path: str | os.PathLike[str]) -> SchemaDef:
+def read_go_schema(path: str | os.PathLike[str], *, unexported: bool = False) -> SchemaDef:
     """The schema of a Go source file."""
     name = os.fspath(path)
     try:
@@ -93,14 +131,16 @@ def read_go_schema(path: str | os.PathLike[str]) -> SchemaDef:
         raise SchemaError(f"cannot read Go source {name!r}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise SchemaError(f"{name}: Go source is UTF-8: {exc}") from exc
-    return compile_go_schema(source, name)
+    return compile_go_schema(source, name, unexported=unexported)
 
 
-def schema_from_go(path: str | os.PathLike[str], *, types: object = None, max_depth: int = DEFAULT_MAX_DEPTH,
-                   preserve_unknown: bool = False) -> Schema:
+def schema_from_go(path: str | os.PathLike[str], *, unexported: bool = False, types: object = None,
+                   max_depth: int = DEFAULT_MAX_DEPTH, preserve_unknown: bool = False) -> Schema:
     """Compile a Go schema file (struct types with ``zid`` tags) as the reference compiler
-    does, and load the result like ``zebrapack.load`` (same options)."""
-    return Schema(read_go_schema(path), types, max_depth=max_depth, preserve_unknown=preserve_unknown)
+    does, and load the result like ``zebrapack.load`` (same options). ``unexported``
+    includes unexported structs and fields, like the reference's ``-unexported``."""
+    return Schema(read_go_schema(path, unexported=unexported), types, max_depth=max_depth,
+                  preserve_unknown=preserve_unknown)
 
 
 class _Unsupported(Exception):
@@ -108,31 +148,63 @@ class _Unsupported(Exception):
 
 
 class _Compiler:
-    def __init__(self, source: GoFile, path: str) -> None:
+    def __init__(self, source: GoFile, path: str, unexported: bool) -> None:
         self.source = source
         self.path = path
+        self.unexported = unexported
         self.lines: dict[tuple[str | None, str | None], int] = {}
         declared: dict[str, GoTypeDecl] = {}
         for decl in source.types:
             if decl.name in declared:
                 raise self.error(f"type {decl.name} declared twice", decl.line)
             declared[decl.name] = decl
-            if _exported(decl.name) and decl.type.form not in ("struct", "interface", "func", "chan"):
+            if self.visible(decl.name) and decl.type.form not in ("struct", "interface", "func", "chan"):
                 raise self.error(f"type {decl.name} {decl.type}: only struct and interface types can be "
-                                 f"declared in a schema (the reference compiler refuses it too)", decl.line)
-        self.structs = [d for d in source.types if d.type.form == "struct" and _exported(d.name)]
-        self.struct_names = {d.name for d in self.structs}
+                                 f"declared in a schema (the reference compiler cannot use it)", decl.line)
+        #: The schema's structs and the lines of their fields the reference sees.
+        self.structs: dict[str, list[GoField]] = {}
+        for decl in source.types:
+            if decl.type.form == "struct" and self.visible(decl.name):
+                fields = [f for f in decl.type.fields if self.visible_field(f)]
+                if fields:  # the reference leaves a struct without fields out
+                    self.structs[decl.name] = fields
+        self.declared_structs = {d.name for d in source.types if d.type.form == "struct"}
         self.interfaces = {d.name for d in source.types if d.type.form == "interface"}
+        self.ignored: set[str] = set()
+        for directive in source.directives:
+            self._apply(directive)
+
+    def _apply(self, directive: GoDirective) -> None:
+        """A ``//msgp:`` directive, as the reference applies it to the schema's structs."""
+        words = [word.strip() for word in directive.text.split(" ")]
+        names = [name for name in words[1:] if name in self.structs]
+        if words[0] == "ignore":  # the reference deletes the types: they are not in the schema
+            self.ignored.update(names)
+            for name in names:
+                del self.structs[name]
+        elif words[0] in ("tuple", "shim") and names:
+            what = "encodes it as a msgpack array" if words[0] == "tuple" else "replaces it by another type"
+            raise self.error(f"//msgp:{words[0]} {names[0]} {what}, which the schema cannot say: "
+                             "zebrapack cannot read or write such a struct", directive.line, names[0])
+
+    def visible(self, name: str) -> bool:
+        """Whether the reference sees a declaration or field of this name."""
+        return bool(name) and (self.unexported or _exported(name))
+
+    def visible_field(self, go_field: GoField) -> bool:
+        return any(self.visible(name) for name in go_field.names or (_embedded_name(go_field.type),))
 
     def error(self, message: str, line: int, struct: str | None = None, field: str | None = None) -> GoSourceError:
         return GoSourceError(message, self.path, line, struct, field)
 
     def schema(self) -> SchemaDef:
         structs = {}
-        for decl in self.structs:
+        for decl in self.source.types:
+            if decl.name not in self.structs:
+                continue
             self.lines[decl.name, None] = decl.line
-            fields = (self._field(decl.name, go_field) for go_field in decl.type.fields)
-            structs[decl.name] = StructDef(decl.name, tuple(f for f in fields if f is not None))
+            fields = [f for go_field in self.structs[decl.name] for f in self._fields(decl.name, go_field)]
+            structs[decl.name] = StructDef(decl.name, tuple(fields))
         model = SchemaDef(
             source_package=self.source.package,
             structs=MappingProxyType(structs),
@@ -158,46 +230,47 @@ class _Compiler:
             raise self.error(f"{SCHEMA_ID_CONST} must be an int64 literal, not {const.value!r}", const.line)
         return value or None  # the reference writes no id for 0
 
-    def _field(self, struct: str, go_field: GoField) -> FieldDef | None:
-        """The schema field of a line of a struct type; None for a field the schema leaves out."""
-        names = [name for name in go_field.names or (_embedded_name(go_field.type),) if _exported(name)]
-        if not names:
-            return None
+    def _fields(self, struct: str, go_field: GoField) -> list[FieldDef]:
+        """The schema fields of a line of a struct type (one per name the reference sees)."""
+        names = [name for name in go_field.names or (_embedded_name(go_field.type),) if self.visible(name)]
+        for name in names:
+            self.lines[struct, name] = go_field.line
+        try:
+            tag = _struct_tag(unquote_go_string(go_field.tag) if go_field.tag else "")
+        except GoTypeSyntaxError as exc:
+            raise self.error(f"malformed struct tag: {exc}", go_field.line, struct, names[0]) from None
+        msg = tag.get("msg", "").split(",")
+        options = {option.strip() for option in msg[1:]}
+        deprecated = "deprecated" in options or tag.get("deprecated") == "true"
+        zid_text = tag.get("zid", "").strip(" \t")
+        if msg[0] == "-" and not zid_text or zid_text.startswith("-"):
+            # A Go-only field: the reference keeps it as a Skip field without a zid
+            # (one per name of a multi-name line, each tagged with its own name).
+            tag_name = msg[0] if len(names) == 1 and msg[0] else None
+            return [FieldDef(zid=NO_ZID, go_name=name, tag_name=tag_name or name, type=None, skip=True,
+                             omit_empty="omitempty" in options, deprecated=deprecated,
+                             show_zero="showzero" in options) for name in names]
         if len(names) > 1:
             raise self.error(f"fields {', '.join(names)} share one declaration: give each its own line and zid",
                              go_field.line, struct, names[0])
         name = names[0]
-        self.lines[struct, name] = go_field.line
-        try:
-            tag = _struct_tag(unquote_go_string(go_field.tag) if go_field.tag else "")
-        except GoTypeSyntaxError as exc:
-            raise self.error(f"malformed struct tag: {exc}", go_field.line, struct, name) from None
-        msg = tag.get("msg", "").split(",")
-        options = {option.strip() for option in msg[1:]}
-        skip = msg[0] == "-"
-        zid_text = tag.get("zid", "")
         if not zid_text:
-            if skip:
-                return None
-            raise self.error('missing zid tag: give it zid:"N" (or zid:"-" to leave it out of the schema)',
+            raise self.error('missing zid tag: give it zid:"N" (or msg:"-" to make it a Skip field without one)',
                              go_field.line, struct, name)
-        if zid_text.strip().startswith("-"):
-            return None
         if not _ZID.fullmatch(zid_text):
             raise self.error(f"bad zid tag {zid_text!r}: not a non-negative integer", go_field.line, struct, name)
         type_ref = None
-        if not skip:
+        if msg[0] != "-":
             try:
                 type_ref = self._type_ref(go_field.type)
             except _Unsupported as exc:
                 raise self.error(str(exc), go_field.line, struct, name) from None
-        return FieldDef(
+        return [FieldDef(
             zid=int(zid_text), go_name=name, tag_name=msg[0] or name, type=type_ref,
-            type_str=type_ref.go if type_ref is not None else "",
-            omit_empty="omitempty" in options, skip=type_ref is None,
-            deprecated="deprecated" in options or tag.get("deprecated") == "true",
+            type_str=str(go_field.type) if type_ref is not None else "",
+            omit_empty="omitempty" in options, skip=type_ref is None, deprecated=deprecated,
             show_zero="showzero" in options,
-        )
+        )]
 
     def _type_ref(self, t: GoType) -> TypeRef | None:
         """The type of a field, or None when the reference would make the field Skip."""
@@ -214,13 +287,15 @@ class _Compiler:
         if t.form not in ("pointer", "slice", "array", "map"):
             raise _Unsupported(f"{t.form} type {t} cannot be serialized")
         assert t.elem is not None
+        if t.form == "slice" and t.elem.form == "ident" and t.elem.name == "byte":
+            return TypeRef(Kind.BYTES)  # the reference's one bin spelling: []uint8 is an array of integers
         elem = self._type_ref(t.elem)
         if elem is None:
             return None
         if t.form == "pointer":
             return TypeRef(Kind.POINTER, elem=elem)
         if t.form == "slice":
-            return TypeRef(Kind.BYTES) if elem.kind in BYTE_KINDS else TypeRef(Kind.SLICE, elem=elem)
+            return TypeRef(Kind.SLICE, elem=elem)
         if t.form == "array":
             return TypeRef(Kind.ARRAY, length=self._array_length(t.length), elem=elem)
         assert t.key is not None
@@ -230,24 +305,47 @@ class _Compiler:
     def _named(self, name: str) -> TypeRef:
         if name in _NAMED_KINDS:
             return TypeRef(_NAMED_KINDS[name])
-        if name in self.struct_names:
+        if name in self.structs:
             return TypeRef(Kind.STRUCT, name=name)
         if name in self.interfaces:
             return TypeRef(Kind.IDENT_IFACE, name=name)
-        if any(d.name == name and d.type.form == "struct" for d in self.source.types):
-            raise _Unsupported(f"struct type {name} is unexported: the reference compiler leaves it out")
+        if name in self.declared_structs:
+            if not self.visible(name):
+                raise _Unsupported(f"struct type {name} is unexported: the reference compiler leaves it out; "
+                                   f"{_UNEXPORTED_HINT}")
+            if name in self.ignored:
+                raise _Unsupported(f"struct type {name} is left out of the schema by //msgp:ignore")
+            raise _Unsupported(f"struct type {name} has no fields: the reference compiler leaves it out")
         raise _Unsupported(f"unsupported type {name}: not a primitive, nor a struct or interface of this file")
 
     def _array_length(self, text: str) -> int:
         length = _go_int(text)
-        if length is None:
+        qualifier, _, constant = text.rpartition(".")
+        if length is None and qualifier:
+            length = self._package_constant(qualifier, constant)
+        elif length is None:
             const = next((c for c in self.source.consts if c.name == text), None)
             length = _go_int(const.value) if const is not None else None
         if length is None:
-            raise _Unsupported(f"array length {text}: not an integer literal or constant of this file")
+            raise _Unsupported(f"array length {text}: not an integer literal, a constant of this file "
+                               "or of the msgp runtime")
         if not 0 <= length <= MAX_ARRAY_LENGTH:
             raise _Unsupported(f"array length {length} outside 0..{MAX_ARRAY_LENGTH}")
         return length
+
+    def _package_constant(self, qualifier: str, constant: str) -> int | None:
+        """The value of ``qualifier.constant`` when the qualifier names the imported msgp runtime."""
+        for imported in self.source.imports:
+            path = unquote_go_string(imported.path)
+            if (imported.name or path.rpartition("/")[2]) == qualifier:
+                if path.rpartition("/")[2] != "msgp":
+                    raise _Unsupported(f"array length {qualifier}.{constant}: the constants of {path} are "
+                                       "unknown (only the msgp runtime's are known without Go)")
+                if constant not in MSGP_CONSTANTS:
+                    raise _Unsupported(f"array length {qualifier}.{constant}: the msgp runtime has no such "
+                                       f"integer constant (known: {', '.join(sorted(MSGP_CONSTANTS))})")
+                return MSGP_CONSTANTS[constant]
+        raise _Unsupported(f"array length {qualifier}.{constant}: no import named {qualifier}")
 
 
 def _exported(name: str) -> bool:

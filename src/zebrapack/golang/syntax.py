@@ -5,7 +5,8 @@
 type tree of a field to name the reference compiler's unnamed inlined structs.
 
 ``parse_go_file`` reads what a schema file declares, as go/parser would: the
-package clause, imports, constants and type declarations. Functions, methods
+package clause, imports, constants, type declarations and the generator's
+``//msgp:`` directives (line comments). Functions, methods
 and variables are passed over by bracket matching, so their bodies need only
 be well bracketed. Statements end where Go inserts semicolons (at a newline
 after an identifier, a literal, ``)``, ``]``, ``}``, ...).
@@ -93,6 +94,14 @@ class GoTypeDecl:
 
 
 @dataclass(frozen=True)
+class GoDirective:
+    """A ``//msgp:`` comment: its text after the prefix (``ignore A B``) and its line."""
+
+    text: str
+    line: int
+
+
+@dataclass(frozen=True)
 class GoFile:
     """The declarations of a Go file that a schema is compiled from."""
 
@@ -100,6 +109,7 @@ class GoFile:
     imports: tuple[GoImport, ...]
     consts: tuple[GoConst, ...]
     types: tuple[GoTypeDecl, ...]
+    directives: tuple[GoDirective, ...] = ()
 
 
 class GoTypeSyntaxError(ValueError):
@@ -118,6 +128,14 @@ def parse_go_type(text: str) -> GoType:
     if parser.peek().kind != "eof":
         raise GoTypeSyntaxError(f"unexpected {parser.peek().text!r} after type in {text!r}")
     return result
+
+
+def parse_type_spelling(type_str: str) -> GoType | None:
+    """A schema field's ``FieldTypeStr`` parsed, or None when it is empty or not a Go type."""
+    try:
+        return parse_go_type(type_str) if type_str else None
+    except GoTypeSyntaxError:
+        return None
 
 
 def parse_go_file(text: str) -> GoFile:
@@ -153,8 +171,12 @@ def unquote_go_string(literal: str) -> str:
 # -- tokens -------------------------------------------------------------------
 
 
+#: A line comment starting so is a directive of the generator (``//msgp:ignore T``).
+DIRECTIVE_PREFIX = "//msgp:"
+
+
 class _Token(NamedTuple):
-    kind: str  # ident (keywords included), number, string, rune, op, eof
+    kind: str  # ident (keywords included), number, string, rune, op, directive, eof
     text: str
     line: int
 
@@ -189,6 +211,8 @@ def _tokens(text: str) -> Iterator[_Token]:
         kind, value = match.lastgroup, match.group()
         pos = match.end()
         breaks = value.count("\n")
+        if kind == "comment" and value.startswith(DIRECTIVE_PREFIX):
+            yield _Token("directive", value[len(DIRECTIVE_PREFIX):], line)
         if breaks and kind in ("newline", "comment"):
             if last is not None and _ends_statement(last):
                 yield _Token("op", ";", line)
@@ -215,7 +239,9 @@ _Spec = TypeVar("_Spec")
 
 class _Parser:
     def __init__(self, text: str) -> None:
-        self.tokens = list(_tokens(text))
+        tokens = list(_tokens(text))
+        self.tokens = [token for token in tokens if token.kind != "directive"]
+        self.directives = tuple(GoDirective(token.text, token.line) for token in tokens if token.kind == "directive")
         self.pos = 0
 
     # -- token stream ---------------------------------------------------------
@@ -403,7 +429,7 @@ class _Parser:
             else:
                 self.pos -= 1
                 raise self.fail("a declaration")
-        return GoFile(package, tuple(imports), tuple(consts), tuple(types))
+        return GoFile(package, tuple(imports), tuple(consts), tuple(types), self.directives)
 
     def _specs(self, parse_spec: Callable[[], _Spec]) -> list[_Spec]:
         """The specs of a declaration: one, or a parenthesized group."""

@@ -1,6 +1,7 @@
 """Building the dataclasses of a schema at run time (``schema.types``).
 
-One ``@dataclass(slots=True)`` per struct: attributes are the Go field names
+One ``@dataclass(slots=True)`` per struct (a ``GeneratedRecord``, which makes it
+and its instances pickle once bound to a schema): attributes are the Go field names
 in zid order (Skip fields have none), annotations and defaults follow the
 mapping table of tests/vectors/README.md. ``zero_factory`` gives the zero of
 any type (the compiled core's make_zero follows the same rule for absent
@@ -15,7 +16,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..values.ext import Ext
-from .model import UNKNOWN_ATTR, INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
+from .model import UNKNOWN_ATTR, BYTE_KINDS, INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
+from .pickling import GeneratedRecord
 
 #: Go's zero time.Time where a time sits inside a container.
 GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
@@ -48,7 +50,7 @@ def zero_factory(type_ref: TypeRef, classes: Mapping[str, type]) -> tuple[bool, 
         return False, classes[type_ref.name]
     if kind == Kind.ARRAY:
         elem = type_ref.elem_type
-        if elem.kind in (Kind.BYTE, Kind.UINT8):
+        if elem.kind in BYTE_KINDS:
             return True, bytes(type_ref.length)
         return False, _ArrayZero(type_ref.length, *zero_factory(elem, classes))
     raise AssertionError(f"no zero for {type_ref}")
@@ -87,7 +89,7 @@ def annotation(type_ref: TypeRef, classes: Mapping[str, type], field_level: bool
     if kind == Kind.SLICE:
         return list[annotation(type_ref.elem_type, classes)]  # type: ignore[misc]
     if kind == Kind.ARRAY:
-        if type_ref.elem_type.kind in (Kind.BYTE, Kind.UINT8):
+        if type_ref.elem_type.kind in BYTE_KINDS:
             return bytes
         return list[annotation(type_ref.elem_type, classes)]  # type: ignore[misc]
     if kind == Kind.MAP:
@@ -151,7 +153,7 @@ def build_dataclasses(schema: SchemaDef, module: str | None = None, preserve_unk
         if preserve_unknown:
             spec.append((UNKNOWN_ATTR, dict[int | str, bytes] | None, unknown_field()))
         cls = dataclasses.make_dataclass(
-            python_name(name), spec, slots=True, eq=True, repr=True,
+            python_name(name), spec, bases=(GeneratedRecord,), slots=True, eq=True, repr=True,
             namespace={"__doc__": _docstring(struct, package)},
         )
         cls.__module__ = module

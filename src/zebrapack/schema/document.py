@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..golang.syntax import GoType, parse_type_spelling
 from .model import GO_PRIMITIVE_NAMES, PRIMITIVE_KINDS, FieldDef, Kind, SchemaDef, TypeRef
 
 # The Ztype "Str" the reference compiler writes for each primitive kind.
@@ -16,24 +17,32 @@ _PRIMITIVE_STR = {**{kind: name for kind, name in GO_PRIMITIVE_NAMES.items()},
                   Kind.BYTES: "bytes", Kind.INTF: "Intf", Kind.TIME: "Time", Kind.EXT: "Ext"}
 
 
-def type_document(type_ref: TypeRef) -> dict[str, Any]:
+def type_document(type_ref: TypeRef, spelled: GoType | None = None) -> dict[str, Any]:
+    """The Ztype of a type; ``spelled`` (the field's FieldTypeStr, parsed) gives the
+    array lengths as written, as the reference records them (``msgp.ExtensionPrefixSize``)."""
+    def part(form: str, attr: str) -> GoType | None:
+        return getattr(spelled, attr) if spelled is not None and spelled.form == form else None
+
     kind = type_ref.kind
     if kind in PRIMITIVE_KINDS:
         return {"Kind": int(kind), "Str": _PRIMITIVE_STR[kind]}
     if kind in (Kind.STRUCT, Kind.IDENT_IFACE):
         return {"Kind": int(Kind.IDENT), "Str": type_ref.name}
     if kind == Kind.SLICE:
-        return {"Kind": int(kind), "Str": "Slice", "Domain": type_document(type_ref.elem_type)}
+        return {"Kind": int(kind), "Str": "Slice", "Domain": type_document(type_ref.elem_type, part("slice", "elem"))}
     if kind == Kind.POINTER:
-        return {"Kind": int(kind), "Str": "Pointer", "Domain": type_document(type_ref.elem_type)}
+        return {"Kind": int(kind), "Str": "Pointer",
+                "Domain": type_document(type_ref.elem_type, part("pointer", "elem"))}
     if kind == Kind.MAP:
         assert type_ref.key is not None
         return {"Kind": int(kind), "Str": "Map", "Domain": type_document(type_ref.key),
-                "Range": type_document(type_ref.elem_type)}
+                "Range": type_document(type_ref.elem_type, part("map", "elem"))}
     if kind == Kind.ARRAY:
+        length = spelled.length if spelled is not None and spelled.form == "array" else ""
+        named = length if length.replace(".", "").isidentifier() else None  # a constant's name, not a literal
         return {"Kind": int(kind), "Str": "Array",
-                "Domain": {"Kind": type_ref.length, "Str": str(type_ref.length)},
-                "Range": type_document(type_ref.elem_type)}
+                "Domain": {"Kind": type_ref.length, "Str": named or str(type_ref.length)},
+                "Range": type_document(type_ref.elem_type, part("array", "elem"))}
     raise AssertionError(f"cannot write type {type_ref!r}")
 
 
@@ -54,7 +63,7 @@ def field_document(f: FieldDef) -> dict[str, Any]:
         doc["FieldCategory"] = category
         if primitive:
             doc["FieldPrimitive"] = primitive
-        doc["FieldFullType"] = type_document(f.type)
+        doc["FieldFullType"] = type_document(f.type, parse_type_spelling(f.type_str))
     for key, flag in (("OmitEmpty", f.omit_empty), ("Skip", f.skip),
                       ("Deprecated", f.deprecated), ("ShowZero", f.show_zero)):
         if flag:

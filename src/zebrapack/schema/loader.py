@@ -15,6 +15,7 @@ from ..streams.records import BinaryReader, RecordWriter, iter_records
 from .classes import build_dataclasses
 from .document import schema_document
 from .model import SchemaDef, StructDef, check_names, parse_schema, python_name
+from .pickling import PickleIdentity, bind_records, identify, remember, restore
 from .user_classes import check_user_classes
 
 
@@ -49,6 +50,10 @@ class Types(Mapping[str, type]):
     def __repr__(self) -> str:
         return f"Types({', '.join(self._classes)})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default would look up __setstate__ through __getattr__ before _classes is set.
+        return Types, (self._classes,)
+
 
 class Schema(Codec):
     """A loaded ZebraPack schema: its model, its classes, and the codec compiled for them.
@@ -74,6 +79,32 @@ class Schema(Codec):
                          zero_allowance=zero_allowance)
         self._model = model
         self._types = Types(classes)
+        self._preserve_unknown = preserve_unknown
+        self._given = given
+        self._pickle_identity: PickleIdentity | None = None
+        bind_records(self, {name: cls for name, cls in classes.items() if name not in given})
+
+    # -- pickling (see schema/pickling.py) ---------------------------------------
+
+    def _identity(self) -> PickleIdentity:
+        """The document, registry key and token this schema pickles as (made on first use)."""
+        if self._pickle_identity is None:
+            document = msgpack.packb(schema_document(self._model), use_bin_type=True)
+            self._pickle_identity = identify(document, self.max_depth, self._preserve_unknown, self._given)
+        return self._pickle_identity
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Overrides the compiled Codec's reduce: no plan is pickled, the worker compiles its own.
+        identity = self._identity()
+        remember(self, identity)
+        return restore_schema, (identity.compressed, self.max_depth, self._preserve_unknown,
+                                self._given or None, identity.token)
+
+    def __copy__(self) -> Schema:
+        return self            # immutable once built, like a class
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Schema:
+        return self
 
     def dump(self, path: str | os.PathLike[str]) -> None:
         """Write the schema as ``path`` (a ``.z``, msgpack2) and ``path`` + ``.json`` beside it."""
@@ -169,6 +200,17 @@ def _unpack_schema(data: bytes, where: str) -> Mapping[str, Any]:
     if not isinstance(document, Mapping):
         raise SchemaError(f"{where}: a schema is a map, not {type(document).__name__}")
     return document
+
+
+def restore_schema(compressed: bytes, max_depth: int, preserve_unknown: bool,
+                   types: Mapping[str, type] | None, token: bytes) -> Schema:
+    """Unpickle a ``Schema``: this process's schema of that document and options (loaded once)."""
+    def build(document: bytes, identity: PickleIdentity) -> Schema:
+        model = parse_schema(_unpack_schema(document, "pickled schema"))
+        schema = Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown)
+        schema._pickle_identity = identity
+        return schema
+    return restore(compressed, max_depth, preserve_unknown, types, token, build)
 
 
 def load(

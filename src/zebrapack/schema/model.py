@@ -8,7 +8,13 @@ section 4) so that the rest of the package sees one normalized type tree:
 - an IDENT (22) naming a struct of the schema is that struct, any other
   IDENT is an interface (as is IDENTiface, 29);
 - an array's length comes from its ``Domain``, its element from ``Range``;
-- ``[]byte`` / ``[]uint8`` are ``BYTES``; Skip fields carry no type.
+- ``[]byte`` (kind 1, or a slice of kind 12) is ``BYTES`` and ``[N]byte`` a
+  byte array (``bin``), but ``[]uint8`` / ``[N]uint8`` (element kind 8) are
+  arrays of integers, as the reference generator writes them;
+- a struct-valued field spelled with category 25 or with category 23 and
+  primitive 22 is the same type;
+- Skip fields carry no type and are ignored whatever their zid (a ``msg:"-"``
+  field without a zid tag has ``Zid: -2``) or category.
 """
 
 from __future__ import annotations
@@ -76,7 +82,9 @@ class Kind(enum.IntEnum):
 
 PRIMITIVE_KINDS = frozenset(Kind(k) for k in range(1, 22))
 INTEGER_KINDS = frozenset(Kind(k) for k in range(7, 18))
-BYTE_KINDS = frozenset({Kind.BYTE, Kind.UINT8})
+#: Element kinds that make a slice or array ``bin``: only ``byte`` (kind 12). The
+#: generator works on spelling, so ``[]uint8`` (kind 8) is an array of integers.
+BYTE_KINDS = frozenset({Kind.BYTE})
 
 #: Go spelling of each primitive kind.
 GO_PRIMITIVE_NAMES: Mapping[Kind, str] = MappingProxyType({
@@ -311,9 +319,10 @@ def _parse_struct(name: str, raw: Mapping[str, Any], struct_names: set[str]) -> 
     seen_names: set[str] = set()
     seen_tags: set[str] = set()
     for f in fields:
-        if f.zid in seen_zids:
-            raise SchemaError(f"zid {f.zid} used twice (also by {seen_zids[f.zid]})", name, f.go_name)
-        seen_zids[f.zid] = f.go_name
+        if 0 <= f.zid <= MAX_ZID:   # Skip fields may have none (Zid -2)
+            if f.zid in seen_zids:
+                raise SchemaError(f"zid {f.zid} used twice (also by {seen_zids[f.zid]})", name, f.go_name)
+            seen_zids[f.zid] = f.go_name
         if f.go_name in seen_names:
             raise SchemaError("field name used twice", name, f.go_name)
         seen_names.add(f.go_name)
@@ -333,12 +342,14 @@ def _parse_field(struct: str, index: int, raw: object, struct_names: set[str]) -
     zid = raw.get("Zid", 0)
     if not isinstance(zid, int) or isinstance(zid, bool):
         raise SchemaError(f"Zid must be int, not {type(zid).__name__}", struct, go_name)
-    if not 0 <= zid <= MAX_ZID:
+    skip = _optional(raw, "Skip", bool, False, struct, go_name)
+    if not skip and not 0 <= zid <= MAX_ZID:   # a Skip field's zid is never on the wire
         raise SchemaError(f"zid {zid} outside 0..{MAX_ZID}", struct, go_name)
     tag_name = _optional(raw, "FieldTagName", str, go_name, struct, go_name) or go_name
     type_str = _optional(raw, "FieldTypeStr", str, "", struct, go_name)
     flags = {key: _optional(raw, key, bool, False, struct, go_name)
-             for key in ("OmitEmpty", "Skip", "Deprecated", "ShowZero")}
+             for key in ("OmitEmpty", "Deprecated", "ShowZero")}
+    flags["Skip"] = skip
     category = _optional(raw, "FieldCategory", int, 0, struct, go_name)
     primitive = _optional(raw, "FieldPrimitive", int, 0, struct, go_name)
     full_type = raw.get("FieldFullType")
@@ -349,6 +360,8 @@ def _parse_field(struct: str, index: int, raw: object, struct_names: set[str]) -
             type_ref = resolver.resolve(full_type, resolver.parse(type_str))
         elif category == Kind.BASE_ELEM and primitive:
             type_ref = resolver.resolve({"Kind": primitive, "Str": type_str}, resolver.parse(type_str))
+        elif category in (Kind.STRUCT, Kind.IDENT, Kind.IDENT_IFACE):
+            type_ref = resolver.resolve({"Kind": category, "Str": type_str}, resolver.parse(type_str))
         else:
             raise SchemaError("field has no type (FieldFullType) and is not Skip", struct, go_name)
     return FieldDef(

@@ -20,19 +20,16 @@ import json
 import math
 import struct
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
 from types import MappingProxyType
 from typing import Protocol
 
 from .._errors import DecodeError
-from ..values.timestamp import Timestamp
-from .typed_json import format_time
+from ..values.gotime import GoTime
 
 #: Longest str (in characters) and bin (in bytes) shown in full; longer ones are cut.
 SHOWN_STR = 60
 SHOWN_BIN = 32
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _FIXED = MappingProxyType({  # lead byte -> (name, payload size, struct format)
     0xca: ("float32", 4, ">f"), 0xcb: ("float64", 8, ">d"),
     0xcc: ("uint8", 1, ">B"), 0xcd: ("uint16", 2, ">H"), 0xce: ("uint32", 4, ">I"), 0xcf: ("uint64", 8, ">Q"),
@@ -217,7 +214,7 @@ def _ext(data: bytes | bytearray | memoryview, wire: str, pos: int, header: int,
 def _ext_meaning(code: int, payload: bytes) -> str:
     """What ZebraPack makes of an ext: time (5; the spec's -1), complex (3, 4), else its bytes."""
     if code == 5 and len(payload) == 12:
-        seconds, nanos = struct.unpack(">qI", payload)
+        seconds, nanos = struct.unpack(">qi", payload)      # Go reads the nanoseconds as an int32
         return f"time {_time_text(seconds, nanos)}"
     if code == -1 and len(payload) in (4, 8, 12):
         if len(payload) == 4:
@@ -237,12 +234,12 @@ def _ext_meaning(code: int, payload: bytes) -> str:
 
 
 def _time_text(seconds: int, nanos: int) -> str:
+    """RFC 3339 UTC, with ISO 8601's signed years beyond 0000-9999 (GoTime.isoformat)."""
     seconds, nanos = seconds + nanos // 1_000_000_000, nanos % 1_000_000_000
     try:
-        moment = _EPOCH + timedelta(seconds=seconds, microseconds=nanos // 1000)
-    except OverflowError:
-        return f"{seconds}s {nanos}ns from the Unix epoch (beyond the years 1-9999)"
-    return format_time(Timestamp.from_datetime(moment, nanos % 1000) if nanos % 1000 else moment)
+        return GoTime(seconds, nanos).isoformat()
+    except ValueError:
+        return f"{seconds}s {nanos}ns from the Unix epoch (beyond int64 seconds)"
 
 
 def iter_raw_records(source: Readable, *, chunk_size: int = 1 << 16,

@@ -11,7 +11,15 @@ equal record, which encodes to the same bytes. Beyond the vectors' format:
   other meaning, are ``{"$ext": [code, "<hex>"]}``.
 - In ``interface{}`` values the JSON token carries the Python type: a float is
   always written with a fraction or an exponent (``2.0``, ``1e+300``) and read
-  back as a float, an integer token as an int.
+  back as a float (Go's float64), an integer token as an int (int64, or uint64
+  beyond int64's range).
+- The other Go number types an ``interface{}`` value can hold keep their type
+  (``zebrapack.GoFloat32``, ``GoUint64``, ``GoComplex64``), so that dump ->
+  encode writes them in the family Go wrote: ``{"$f32": 1.5}`` (the number, or
+  a ``$float`` object for NaN, infinities and -0), ``{"$uint": 403}``,
+  ``{"$complex64": [re, im]}``.
+- A time outside the years 1-9999 (``zebrapack.GoTime``), in a time field or
+  an ``interface{}`` value, is ``{"$gotime": [unix_seconds, nanoseconds]}``.
 - Maps are sorted by key text (the key itself for a string, else its compact
   JSON), or kept in the order of the dict (``sort_maps=False``): the decoder
   fills dicts in wire order, so that order re-encodes the map byte for byte.
@@ -38,6 +46,8 @@ import msgpack
 from ..schema.classes import GO_ZERO_TIME
 from ..schema.model import BYTE_KINDS, INTEGER_KINDS, Kind, StructDef, TypeRef
 from ..values.ext import Ext
+from ..values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from ..values.gotime import GoTime
 from ..values.timestamp import Timestamp
 
 if TYPE_CHECKING:
@@ -53,7 +63,8 @@ _HEX = re.compile(r"(?:[0-9a-fA-F]{2})*")
 _SPECIAL_FLOATS = MappingProxyType({"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-0": -0.0})
 #: Kinds whose Python values are their own typed JSON.
 _PLAIN_KINDS = INTEGER_KINDS | {Kind.STRING, Kind.BOOL}
-_MARKERS = ("$type", "$map", "$bytes", "$time", "$complex", "$float", "$ext")
+_MARKERS = ("$type", "$map", "$bytes", "$time", "$complex", "$float", "$ext",
+            "$f32", "$uint", "$complex64", "$gotime")
 
 
 class TypedJsonError(ValueError):
@@ -116,6 +127,27 @@ def parse_time(text: object) -> datetime:
         return datetime(year, month, day, hour, minute, second, nanos // 1000, tzinfo=timezone.utc)
     except ValueError as exc:
         raise TypedJsonError(f"$time {text!r}: {exc}") from None
+
+
+def time_to_json(moment: datetime | GoTime) -> dict[str, Any]:
+    """A time: ``{"$time": text}``, or ``{"$gotime": [seconds, nanoseconds]}`` outside datetime's years."""
+    if isinstance(moment, GoTime):
+        return {"$gotime": [moment.seconds, moment.nanoseconds]}
+    return {"$time": format_time(moment)}
+
+
+def time_from_json(value: object) -> datetime | GoTime:
+    """The inverse of ``time_to_json``."""
+    if isinstance(value, dict) and "$gotime" in value:
+        pair = _marker_value(value, "$gotime")
+        if not (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(part, int) and not isinstance(part, bool) for part in pair)):
+            raise TypedJsonError(f"$gotime must be [unix_seconds, nanoseconds], not {pair!r}")
+        try:
+            return GoTime(pair[0], pair[1])
+        except ValueError as exc:
+            raise TypedJsonError(f"$gotime: {exc}") from None
+    return parse_time(_marker_value(value, "$time"))
 
 
 def float_to_json(value: float) -> float | dict[str, str]:
@@ -186,6 +218,14 @@ def _complex_from_json(value: object) -> complex:
     if not isinstance(pair, list) or len(pair) != 2:
         raise TypedJsonError(f"$complex must be [real, imag], not {pair!r}")
     return complex(float_from_json(pair[0]), float_from_json(pair[1]))
+
+
+def _go_number(go_type: Any, value: Any) -> Any:
+    """A GoFloat32 / GoUint64 / GoComplex64, its range error a TypedJsonError."""
+    try:
+        return go_type(value)
+    except ValueError as exc:
+        raise TypedJsonError(f"{go_type.__name__}: {exc}") from None
 
 
 def _marker_value(value: object, marker: str) -> Any:
@@ -277,7 +317,7 @@ class TypedJson:
         if kind in (Kind.BYTES, Kind.ARRAY) and isinstance(value, (bytes, bytearray, memoryview)):
             return {"$bytes": bytes(value).hex()}
         if kind == Kind.TIME:
-            return {"$time": format_time(value)}
+            return time_to_json(value)
         if kind in (Kind.COMPLEX64, Kind.COMPLEX128):
             return {"$complex": [float_to_json(value.real), float_to_json(value.imag)]}
         if kind == Kind.STRUCT:
@@ -319,6 +359,15 @@ class TypedJson:
 
     def _any_to_json(self, value: Any) -> Any:
         """An interface{} value: the Python type picks the typed JSON form."""
+        value_type = type(value)
+        if value_type is GoUint64:
+            return {"$uint": int(value)}
+        if value_type is GoFloat32:
+            return {"$f32": float_to_json(value)}
+        if value_type is GoComplex64:
+            return {"$complex64": [float_to_json(value.real), float_to_json(value.imag)]}
+        if value_type is GoTime:
+            return time_to_json(value)
         if value is None or isinstance(value, (bool, int, str)):
             return value
         if isinstance(value, float):
@@ -382,7 +431,7 @@ class TypedJson:
                 raise TypedJsonError(f"struct {name} has no field {key!r}") from None
             try:
                 if type_ref.kind == Kind.TIME:
-                    moment = parse_time(_marker_value(value, "$time"))
+                    moment = time_from_json(value)
                     values[attr] = None if moment == GO_ZERO_TIME else moment
                 else:
                     values[attr] = self._value_from_json(value, type_ref)
@@ -409,7 +458,7 @@ class TypedJson:
         if kind == Kind.BYTES or kind == Kind.ARRAY and type_ref.elem_type.kind in BYTE_KINDS:
             return _bytes_from_json(value)
         if kind == Kind.TIME:
-            return parse_time(_marker_value(value, "$time"))
+            return time_from_json(value)
         if kind in (Kind.COMPLEX64, Kind.COMPLEX128):
             return _complex_from_json(value)
         if kind == Kind.STRUCT:
@@ -502,12 +551,21 @@ class TypedJson:
             return self._map_from_json(value, self._any_from_json, self._any_from_json)
         if marker == "$bytes":
             return _bytes_from_json(value)
-        if marker == "$time":
-            return parse_time(_marker_value(value, "$time"))
+        if marker in ("$time", "$gotime"):
+            return time_from_json(value)
         if marker == "$complex":
             return _complex_from_json(value)
         if marker == "$float":
             return float_from_json(value)
+        if marker == "$f32":
+            return _go_number(GoFloat32, float_from_json(_marker_value(value, "$f32")))
+        if marker == "$uint":
+            number = _marker_value(value, "$uint")
+            if not isinstance(number, int) or isinstance(number, bool):
+                raise TypedJsonError(f"$uint must be an integer 0..2**64-1, not {_json_type(number)}")
+            return _go_number(GoUint64, number)
+        if marker == "$complex64":
+            return _go_number(GoComplex64, _complex_from_json({"$complex": _marker_value(value, "$complex64")}))
         return _ext_from_json(value)
 
     def _item_any_from_json(self, index: int, item: Any) -> Any:

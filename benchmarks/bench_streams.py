@@ -1,0 +1,233 @@
+"""Streams of README ``A`` records: zebrapack vs msgspec (and msgpack-python where msgspec has no equivalent).
+
+    python -m benchmarks.bench_streams [--quick] [--rounds R] [--size stream_kb=100000] [--size append_n=32000]
+
+- ``decode_all`` of ``stream_kb`` kB of records with the garbage collector on and
+  off, against msgspec decoding one msgpack array of the same records into
+  ``list[Struct]`` (GC on and off);
+- ``iter_decode`` of that stream from a file, with the peak traced memory
+  (tracemalloc, a separate pass), against ``msgpack.Unpacker`` over the same
+  file building the dataclasses;
+- appends: ``schema.writer(file).write`` and ``schema.encode_into(obj, buf, -1)``
+  against msgspec's ``Encoder.encode`` + ``file.write`` and
+  ``Encoder.encode_into(obj, buf, -1)``, at growing record counts (so that
+  a per-append cost that grows with the buffer shows);
+- bytes per decoded record: the memory the decoded records hold (tracemalloc),
+  zebrapack vs msgspec Struct, msgspec dataclass and msgpack-python.
+
+The records are a seeded block of distinct ``A`` values repeated to the size.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import msgpack
+import msgspec
+
+from . import _structs
+from ._harness import Options, emit, machine, markdown_table, ns, parse_options
+from ._shapes import SEED, A, a_values, shapes_schema
+
+BLOCK = 10_000  # distinct records; longer streams repeat them
+
+
+def _records(count: int) -> tuple[list[A], list[_structs.A]]:
+    rng = random.Random(SEED)
+    values = [a_values(rng) for _ in range(min(count, BLOCK))]
+    plain = [A(**v) for v in values]
+    structs = [_structs.A(**v) for v in values]
+    repeat = -(-count // len(values))
+    return (plain * repeat)[:count], (structs * repeat)[:count]
+
+
+def _seconds(function: Callable[[], Any], *, gc_on: bool) -> float:
+    """Seconds for one call, with the collector on or off; dropping the result is not timed."""
+    gc.collect()
+    (gc.enable if gc_on else gc.disable)()
+    try:
+        start = time.perf_counter()
+        result = function()
+        elapsed = time.perf_counter() - start
+    finally:
+        gc.enable()
+    del result
+    return elapsed
+
+
+def _fmt_times(times: list[float], count: int) -> list[str]:
+    best = min(times)
+    return [f"{best:.3f} s", ns(best * 1e9 / count), f"{max(times) / best - 1:.0%}"]
+
+
+def decode_all_section(options: Options, schema: Any, plain: list[A], structs: list[Any]) -> str:
+    count = len(plain)
+    block = plain[:min(count, BLOCK)]
+    zp_stream = b"".join(schema.encode(r) for r in block) * (count // len(block))
+    msgspec_array = msgspec.msgpack.encode(structs)
+    struct_list = msgspec.msgpack.Decoder(list[_structs.A]).decode
+    decoded = schema.decode_all(zp_stream)
+    assert len(decoded) == count and decoded[:50] == plain[:50], "decode_all does not give the records back"
+    del decoded
+    rounds = max(1, min(options.rounds, 3))
+    rows: list[list[str]] = []
+    times: dict[str, list[float]] = {}
+    # Interleaved round by round so that load from other processes hits both alike.
+    for _ in range(rounds):
+        for label, function, gc_on in (("zebrapack decode_all, GC on", lambda: schema.decode_all(zp_stream), True),
+                                       ("msgspec list[Struct], GC on", lambda: struct_list(msgspec_array), True),
+                                       ("zebrapack decode_all, GC off", lambda: schema.decode_all(zp_stream), False),
+                                       ("msgspec list[Struct], GC off", lambda: struct_list(msgspec_array), False)):
+            times.setdefault(label, []).append(_seconds(function, gc_on=gc_on))
+    for label, values in times.items():
+        rows.append([label, *_fmt_times(values, count)])
+    on = min(times["zebrapack decode_all, GC on"]) / min(times["msgspec list[Struct], GC on"])
+    off = min(times["zebrapack decode_all, GC off"]) / min(times["msgspec list[Struct], GC off"])
+    return (f"{count:,} records, {len(zp_stream) / 1e6:.1f} MB of zebrapack ({len(msgspec_array) / 1e6:.1f} MB "
+            f"of msgspec msgpack); best of {rounds}, spread = worst/best - 1.\n\n"
+            + markdown_table(["decode", "time", "per record", "spread"], rows)
+            + f"\n\nratio zebrapack/msgspec: GC on {on:.2f}, GC off {off:.2f}.")
+
+
+def _peak(function: Callable[[], Any]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        function()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def iter_decode_section(options: Options, schema: Any, plain: list[A]) -> str:
+    count = len(plain)
+    with tempfile.TemporaryDirectory() as tmp:
+        zp_path, mp_path = Path(tmp) / "a.zpk", Path(tmp) / "a.msgpack"
+        block_zp = b"".join(schema.encode(r) for r in plain[:BLOCK])
+        block_mp = b"".join(msgpack.packb({"Name": r.Name, "Bday": r.Bday, "Phone": r.Phone, "Sibs": r.Sibs,
+                                           "GPA": r.GPA, "Friend": r.Friend}, datetime=True)
+                            for r in plain[:BLOCK])
+        repeat = count // min(count, BLOCK)
+        zp_path.write_bytes(block_zp * repeat)
+        mp_path.write_bytes(block_mp * repeat)
+        total = repeat * min(count, BLOCK)
+
+        def zp_iter() -> int:
+            with open(zp_path, "rb") as f:
+                return sum(1 for _ in schema.iter_decode(f))
+
+        def mp_iter() -> int:
+            read = 0
+            with open(mp_path, "rb") as f:
+                for d in msgpack.Unpacker(f, timestamp=3):
+                    A(**d)
+                    read += 1
+            return read
+
+        assert zp_iter() == total == mp_iter()
+        rounds = max(1, min(options.rounds, 3))
+        times: dict[str, list[float]] = {"zp": [], "mp": []}
+        for _ in range(rounds):
+            times["zp"].append(_seconds(zp_iter, gc_on=True))
+            times["mp"].append(_seconds(mp_iter, gc_on=True))
+        peaks = {"zp": _peak(zp_iter), "mp": _peak(mp_iter)}
+        size = zp_path.stat().st_size
+    rows = [["zebrapack iter_decode(file)", *_fmt_times(times["zp"], total), f"{peaks['zp'] / 1024:,.0f} KiB"],
+            ["msgpack Unpacker(file) + A(**d)", *_fmt_times(times["mp"], total), f"{peaks['mp'] / 1024:,.0f} KiB"]]
+    return (f"{total:,} records from a {size / 1e6:.1f} MB file (chunk 64 KiB), GC on, best of {rounds}; "
+            "peak = tracemalloc's peak over a whole separate pass, records dropped as read.\n\n"
+            + markdown_table(["read", "time", "per record", "spread", "peak memory"], rows))
+
+
+def append_section(options: Options) -> str:
+    largest = options.sizes.get("append_n", 32000)
+    rounds = max(1, min(options.rounds, 3))
+    counts = [str(largest // 4), str(largest // 2), str(largest)]
+    # Fresh interpreters (see _appends): one per run, or one for everything in a quick run.
+    batches = [counts] if options.quick else [[n] for n in counts for _ in range(rounds)]
+    times: dict[str, dict[str, list[float]]] = {n: {} for n in counts}
+    for batch in batches:
+        child = subprocess.run([sys.executable, "-m", "benchmarks._appends", *batch], check=True,
+                               capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+        for n, results in json.loads(child.stdout).items():
+            for name, seconds in results.items():
+                times[n].setdefault(name, []).append(seconds)
+    rows = [[f"{name}, {int(n):,} records", *_fmt_times(values, int(n))]
+            for n in counts for name, values in times[n].items()]
+    return (f"Appending A records one by one (to /dev/null through the writer's 64 KiB buffer, or into one "
+            f"growing bytearray), GC on, best of {rounds}, each run in a fresh interpreter. A per-record "
+            "time that grows with the count is a cost proportional to the buffer already written.\n\n"
+            + markdown_table(["append", "time", "per record", "spread"], rows))
+
+
+def _held_bytes(function: Callable[[], Any]) -> tuple[int, Any]:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        result = function()
+        return tracemalloc.get_traced_memory()[0] - before, result
+    finally:
+        tracemalloc.stop()
+
+
+def memory_section(schema: Any, plain: list[A], structs: list[Any]) -> str:
+    records = plain[:BLOCK]
+    count = len(records)
+    zp_stream = b"".join(schema.encode(r) for r in records)
+    struct_array = msgspec.msgpack.encode(structs[:count])
+    plain_array = msgspec.msgpack.encode(records)
+    mp_stream = msgpack.packb([{"Name": r.Name, "Bday": r.Bday, "Phone": r.Phone, "Sibs": r.Sibs, "GPA": r.GPA,
+                                "Friend": r.Friend} for r in records], datetime=True)
+    decoders = {
+        "zebrapack decode_all": lambda: schema.decode_all(zp_stream),
+        "msgspec list[Struct]": lambda: msgspec.msgpack.Decoder(list[_structs.A]).decode(struct_array),
+        "msgspec list[dataclass]": lambda: msgspec.msgpack.Decoder(list[A]).decode(plain_array),
+        "msgpack unpackb + A(**d)": lambda: [A(**d) for d in msgpack.unpackb(mp_stream, timestamp=3)],
+    }
+    rows = []
+    for name, function in decoders.items():
+        held, result = _held_bytes(function)
+        one = result[0]
+        rows.append([name, f"{held / count:.0f}", str(sys.getsizeof(one)), "yes" if gc.is_tracked(one) else "no"])
+        del result, one
+    return (f"Memory held by {count:,} decoded A records (tracemalloc: list + instances + their str, "
+            "datetime and float objects), per record; instance = the object itself with its GC header.\n\n"
+            + markdown_table(["decoded by", "bytes per record", "instance bytes", "GC-tracked"], rows))
+
+
+def run(options: Options) -> str:
+    """Every stream section, as markdown."""
+    schema = shapes_schema()
+    record_size = len(schema.encode(A(**a_values(random.Random(SEED)))))
+    count = max(10, options.sizes.get("stream_kb", 100_000) * 1000 // record_size)
+    if count > BLOCK:
+        count -= count % BLOCK
+    plain, structs = _records(count)
+    sections = [
+        ("decode_all", decode_all_section(options, schema, plain, structs)),
+        ("iter_decode from a file", iter_decode_section(options, schema, plain)),
+        ("Appends", append_section(options)),
+        ("Bytes per decoded record", memory_section(schema, plain, structs)),
+    ]
+    return "\n\n".join(f"### {title}\n\n{body}" for title, body in sections) + f"\n\n{machine()}"
+
+
+def main(argv: Sequence[str] | None = None) -> str:
+    options = parse_options(argv, __doc__.splitlines()[0])
+    text = run(options)
+    emit("Streams of A records", text, options, "streams.md")
+    return text
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""Run one shape's zebrapack decode or encode in a loop, for a profiler to sample.
+
+    perf record -F 2000 -g -o /tmp/zp.data -- python -m benchmarks.profile_shape A decode --seconds 5
+    perf report -i /tmp/zp.data --no-children --sort symbol
+
+SHAPE is a shape name of the benchmarks (``A``, ``tiny``, ``1000 int64``, ...), or
+``decode_all`` for the stream of A records (``--gc off`` to compare).
+``--library msgspec`` runs msgspec.Struct's decoder or encoder on the same record instead. The core is
+built with ``-g``, so perf names its C functions (``__pyx_f_9zebrapack_5_core_*``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import random
+import time
+from typing import Any, Callable, Sequence
+
+import msgspec
+
+from ._shapes import SEED, A, a_values, build_shapes, shapes_schema
+
+
+def operation(shape_name: str, direction: str, library: str = "zebrapack") -> Callable[[], Any]:
+    if shape_name == "decode_all" and library == "zebrapack":
+        schema = shapes_schema()
+        rng = random.Random(SEED)
+        stream = b"".join(schema.encode(A(**a_values(rng))) for _ in range(10_000)) * 2
+        return lambda: schema.decode_all(stream)
+    shapes = {shape.name: shape for shape in build_shapes()}
+    if shape_name not in shapes:
+        raise SystemExit(f"unknown shape {shape_name!r}; one of: {', '.join(shapes)}, decode_all")
+    shape = shapes[shape_name]
+    if library == "msgspec":
+        struct_value = shape.struct_value
+        encoder = msgspec.msgpack.Encoder()
+        if direction == "encode":
+            return lambda: encoder.encode(struct_value)
+        struct_bytes = encoder.encode(struct_value)
+        struct_decode = msgspec.msgpack.Decoder(type(struct_value)).decode
+        return lambda: struct_decode(struct_bytes)
+    if direction == "decode":
+        data = shape.schema.encode(shape.zebrapack_value)
+        decode = shape.schema.decode
+        return lambda: decode(data)
+    encode, value = shape.schema.encode, shape.zebrapack_value
+    return lambda: encode(value)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("shape")
+    parser.add_argument("direction", choices=("decode", "encode"), nargs="?", default="decode")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--gc", choices=("on", "off"), default="on")
+    parser.add_argument("--library", choices=("zebrapack", "msgspec"), default="zebrapack")
+    args = parser.parse_args(argv)
+    function = operation(args.shape, args.direction, args.library)
+    if args.gc == "off":
+        gc.disable()
+    calls, deadline = 0, time.perf_counter() + args.seconds
+    while time.perf_counter() < deadline:
+        for _ in range(100):
+            function()
+        calls += 100
+    print(f"{args.library} {args.shape} {args.direction}: {calls} calls in {args.seconds} s")
+
+
+if __name__ == "__main__":
+    main()
