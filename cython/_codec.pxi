@@ -33,12 +33,17 @@ cdef class Codec:
     cdef dict _by_class         # class -> StructPlan
     cdef tuple _plans
     cdef readonly Py_ssize_t max_depth
+    cdef readonly Py_ssize_t zero_allowance
 
-    def __init__(self, model, classes, *, Py_ssize_t max_depth=DEFAULT_MAX_DEPTH, bint preserve_unknown=False):
+    def __init__(self, model, classes, *, Py_ssize_t max_depth=DEFAULT_MAX_DEPTH, bint preserve_unknown=False,
+                 Py_ssize_t zero_allowance=DEFAULT_ZERO_ALLOWANCE):
         cdef StructPlan plan
         if max_depth < 1:
             raise ValueError(f"max_depth must be at least 1, not {max_depth}")
+        if not 0 <= zero_allowance <= ZERO_COST_CAP:
+            raise ValueError(f"zero_allowance must be in 0..{ZERO_COST_CAP}, not {zero_allowance}")
         self.max_depth = max_depth
+        self.zero_allowance = zero_allowance
         self._by_name = {}
         for name, struct_def in model.structs.items():
             self._by_name[name] = new_struct_plan(struct_def, classes[name])
@@ -46,6 +51,10 @@ cdef class Codec:
         for name, struct_def in model.structs.items():
             compile_struct(self._by_name[name], struct_def, self._by_name, memo, preserve_unknown)
         self._plans = tuple(self._by_name.values())
+        for plan in self._plans:
+            struct_zero_cost(plan)
+        for type_plan in memo.values():
+            type_zero_cost(type_plan)
         self._by_class = {}
         for plan in self._plans:
             self._by_class[plan.cls] = plan
@@ -76,6 +85,8 @@ cdef class Codec:
                 reader_fail(r, r.pos, "the record names no struct of this schema (key -1): its type must be given")
             plan = named
         r.trail.root = <PyObject *>plan.name
+        # each record may build its own struct's zero value: an empty record decodes
+        r.zeros_left = min(r.zeros_left + plan.zero_cost, ZERO_COST_CAP * 64)
         return read_struct(r, plan, b)
 
     cdef object _run_decode(self, object data, object type, bint strict, Py_ssize_t start,
@@ -108,6 +119,7 @@ cdef class Codec:
         r.strict = strict
         r.truncated = False
         r.values_left = stop - start
+        r.zeros_left = self.zero_allowance
         r.plans = <PyObject *>self._plans
         trail_init(&r.trail, self.max_depth)
         try:
@@ -168,6 +180,7 @@ cdef class Codec:
         return <StructPlan>plan
 
     cdef int _run_encode(self, Writer *w, StructPlan plan, object obj, bint structnames, str mode) except -1:
+        cdef Py_ssize_t start = w.pos
         w.msgp = _mode_is_msgp(mode)
         w.structnames = structnames and not w.msgp
         w.by_class = <PyObject *>self._by_class
@@ -180,8 +193,7 @@ cdef class Codec:
             raise _wrap_exception(_EncodeError, exc, trail_path(&w.trail), w.pos) from exc
         finally:
             trail_release(&w.trail)
-        if w.pos > plan.size_hint:
-            plan.size_hint = w.pos
+        record_encoded_size(plan, w.pos - start)
         return 0
 
     def encode(self, obj, *, bint structnames=True, str mode="zebrapack"):
@@ -197,7 +209,7 @@ cdef class Codec:
         w.out_array = NULL
         w.has_view = False
         w.pos = 0
-        w.cap = plan.size_hint
+        w.cap = struct_size_hint(plan)
         w.out_bytes = NULL
         trail_init(&w.trail, self.max_depth)
         out = PyBytes_FromStringAndSize(NULL, w.cap)
@@ -230,8 +242,8 @@ cdef class Codec:
         w.has_view = False
         w.pos = offset
         trail_init(&w.trail, self.max_depth)
-        PyByteArray_Resize(buffer, offset + plan.size_hint)
-        w.cap = offset + plan.size_hint
+        w.cap = offset + struct_size_hint(plan)
+        PyByteArray_Resize(buffer, w.cap)
         PyObject_GetBuffer(buffer, &w.view, PyBUF_SIMPLE)
         w.has_view = True
         w.data = <unsigned char *>w.view.buf

@@ -107,6 +107,10 @@ cdef extern from "Python.h":
 
 #: Default limit on nesting (containers inside containers, structs included).
 DEFAULT_MAX_DEPTH = 1000
+#: Default number of values the zero values of absent fields and nils may hold in one
+#: decode call (one record of iter_decode), beyond each record's own struct zero value
+#: and the input's bytes.
+DEFAULT_ZERO_ALLOWANCE = 1 << 16
 
 cdef extern from *:
     """

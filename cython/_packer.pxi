@@ -573,8 +573,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
             written = write_value(w, fp.type, value, omit)
         if written:
             count += 1
-            if fp.deprecated and not fp.warned:
-                fp.warned = True
+            if fp.deprecated:               # the warnings registry gives it once per call site
                 warn_deprecated(sp, fp)
         else:
             w.pos = key_pos
@@ -617,12 +616,8 @@ cdef list unknown_entries(Writer *w, StructPlan sp, object obj):
 
 
 cdef bint _is_field_key(StructPlan sp, object key):
-    cdef Py_ssize_t zid
     if isinstance(key, int):
-        if not 0 <= key < sp.zid_limit:
-            return False
-        zid = key
-        return sp.by_zid[zid] != NULL
+        return 0 <= key <= INT64_MAX and field_by_zid(sp, key) is not None
     encoded = (<str>key).encode("utf-8", "surrogatepass")
     for item in sp.msgp_fields:
         if (<FieldPlan>item).tag == encoded:
@@ -643,16 +638,47 @@ cdef inline bint _entry_before(tuple entry, Py_ssize_t zid):
 cdef int put_unknown_entry(Writer *w, tuple entry) except -1:
     """Write one preserved entry back: its key, then its raw value as it was read."""
     key, raw = entry
+    check_raw_value(w, key, raw)
     if isinstance(key, int):
-        if not INT64_MIN <= key <= INT64_MAX:
-            writer_fail(w, f"{UNKNOWN_ATTR} key {key} is not an int64")
-        put_signed(w, key)
+        if key == -1:
+            writer_fail(w, f"{UNKNOWN_ATTR} key -1 would be read as the struct's name")
+        if 0x7fffffff < key <= UINT64_MAX:  # no zid: a key read from the uint family
+            put_unsigned(w, key)
+        elif INT64_MIN <= key:
+            put_signed(w, key)
+        else:
+            writer_fail(w, f"{UNKNOWN_ATTR} key {key} is neither an int64 nor a uint64")
     else:
         encoded = (<str>key).encode("utf-8")
         put_str_header(w, len(encoded))
         put_bytes_object(w, encoded)
     put_bytes_object(w, raw)
     return 1
+
+
+cdef int check_raw_value(Writer *w, object key, bytes raw) except -1:
+    """A preserved value must be one msgpack value that decoding reads back (nested
+    no deeper than the codec allows from here), or the record written is unreadable."""
+    cdef Reader r
+    r.buf = <const unsigned char *>PyBytes_AS_STRING(raw)
+    r.pos = 0
+    r.end = PyBytes_GET_SIZE(raw)
+    r.base = 0
+    r.strict = False
+    r.truncated = False
+    r.values_left = r.end
+    r.zeros_left = 0
+    r.plans = NULL
+    trail_init(&r.trail, max(w.trail.max_depth - w.trail.depth, 1))
+    try:
+        skip_value(&r)
+        if r.pos != r.end:
+            reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
+    except _DecodeError as exc:
+        writer_fail(w, f"{UNKNOWN_ATTR}[{key!r}] is not one msgpack value: {exc}")
+    finally:
+        trail_release(&r.trail)
+    return 0
 
 
 cdef void _store_map_header(unsigned char *p, Py_ssize_t n, Py_ssize_t size) noexcept:

@@ -1,7 +1,7 @@
 # Plans: what the codec knows of each type, compiled once per schema at load
 # time from the model (zebrapack._model) and the classes values are built as.
-# The decoder and encoder only read them, apart from two benign hints per
-# plan (StructPlan.size_hint, FieldPlan.warned).
+# The decoder and encoder only read them, apart from one hint per struct
+# (StructPlan.size_hint), read and written with relaxed atomics.
 
 cdef enum:
     # Plan kinds; 1-21 are the schema's primitive Zkinds.
@@ -57,6 +57,7 @@ cdef class TypePlan:
     cdef uint64_t umax              # unsigned integer range
     cdef object zero                # the zero value, when it is immutable
     cdef bint zero_shared
+    cdef Py_ssize_t zero_cost       # values the zero holds besides itself (decode budget)
 
 
 @cython.final
@@ -73,7 +74,7 @@ cdef class FieldPlan:
     cdef bint time_field            # a time.Time value field: Go's zero instant <-> None
     cdef bint omitempty
     cdef bint deprecated
-    cdef bint warned                # the DeprecationWarning was given
+    cdef Py_ssize_t zero_cost       # of its zero value when absent (time fields: None, 0)
 
 
 @cython.final
@@ -89,17 +90,58 @@ cdef class StructPlan:
     cdef bint slots_readable        # every field has a slot offset
     cdef tuple fields               # FieldPlan in zid order
     cdef tuple msgp_fields          # FieldPlan in declaration order
-    cdef PyObject **by_zid          # borrowed FieldPlan per zid; NULL for unknown and Skip
-    cdef Py_ssize_t zid_limit
-    cdef Py_ssize_t size_hint       # recent encoded size: the first buffer's capacity
+    cdef PyObject **by_zid          # borrowed FieldPlan per zid below zid_limit; NULL for unknown and Skip
+    cdef Py_ssize_t zid_limit       # the dense table's size: proportional to the field count
+    cdef tuple sparse_fields        # FieldPlan with zids from zid_limit on, in zid order
+    cdef Py_ssize_t *sparse_zids    # their zids, for a binary search
+    cdef Py_ssize_t sparse_count
+    cdef Py_ssize_t zero_cost       # values its zero holds besides itself, or -1 until computed
+    cdef Py_ssize_t size_hint       # the last record's size, with a margin: the next buffer's capacity
     cdef bint preserve              # keep unknown entries (preserve_unknown)
     cdef Py_ssize_t unknown_offset  # slot of zebrapack_unknown, or -1: read by name
 
     def __dealloc__(self):
         PyMem_Free(self.by_zid)
+        PyMem_Free(self.sparse_zids)
 
     def __repr__(self):
         return f"<StructPlan {self.name} ({len(self.fields)} fields)>"
+
+
+cdef extern from *:
+    """
+    /* The size hint is shared by the threads encoding one struct: relaxed atomic
+       loads and stores (no ordering needed, only no torn or racy access). */
+    #if defined(_MSC_VER) && !defined(__clang__)
+    #define zp_hint_load(p) (*(volatile Py_ssize_t *)(p))
+    #define zp_hint_store(p, v) (*(volatile Py_ssize_t *)(p) = (v))
+    #else
+    #define zp_hint_load(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+    #define zp_hint_store(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+    #endif
+    """
+    Py_ssize_t zp_hint_load(Py_ssize_t *p) noexcept nogil
+    void zp_hint_store(Py_ssize_t *p, Py_ssize_t v) noexcept nogil
+
+
+#: The smallest first buffer of an encode.
+cdef Py_ssize_t MIN_SIZE_HINT = 64
+
+
+cdef inline Py_ssize_t struct_size_hint(StructPlan sp) noexcept:
+    return zp_hint_load(&sp.size_hint)
+
+
+cdef inline void record_encoded_size(StructPlan sp, Py_ssize_t size) noexcept:
+    """The next record of this struct likely has about the size of the last one.
+    The hint follows a record that outgrows it, and one less than half of it
+    (one large record does not stay the norm); records of a steady size keep it,
+    so that the buffer is allocated once, at its final size."""
+    cdef Py_ssize_t hint = zp_hint_load(&sp.size_hint)
+    if size < MIN_SIZE_HINT:
+        size = MIN_SIZE_HINT
+    if size > hint or size < hint >> 1:
+        zp_hint_store(&sp.size_hint, size)
 
 
 # -- compiling ------------------------------------------------------------------
@@ -197,12 +239,35 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     plan.name_entry = b"\xff" + _msgpack_str(plan.name)
     plan.cls = cls
     plan.tp = <PyTypeObject *>cls
-    plan.size_hint = 64
+    plan.size_hint = MIN_SIZE_HINT
+    plan.zero_cost = -1
     return plan
 
 
 #: The attribute that carries unknown entries (zebrapack._classes.UNKNOWN_ATTR).
 cdef str UNKNOWN_ATTR = "zebrapack_unknown"
+
+#: A struct's zid table covers zids below this many per field (plus 16).
+cdef Py_ssize_t DENSE_ZIDS_PER_FIELD = 4
+
+
+cdef inline FieldPlan field_by_zid(StructPlan sp, int64_t zid):
+    """The field of zid, or None (unknown, Skip)."""
+    cdef Py_ssize_t low, high, middle
+    if 0 <= zid < sp.zid_limit:
+        return <FieldPlan>sp.by_zid[zid] if sp.by_zid[zid] != NULL else None
+    if sp.sparse_count == 0 or zid < 0:
+        return None
+    low, high = 0, sp.sparse_count
+    while low < high:
+        middle = (low + high) >> 1
+        if sp.sparse_zids[middle] < zid:
+            low = middle + 1
+        else:
+            high = middle
+    if low < sp.sparse_count and sp.sparse_zids[low] == zid:
+        return <FieldPlan>PyTuple_GET_ITEM(sp.sparse_fields, low)
+    return None
 
 
 cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo, bint preserve):
@@ -226,15 +291,25 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         by_declaration.append(fp)
     plan.msgp_fields = tuple(by_declaration)
     plan.fields = tuple(sorted(by_declaration, key=lambda item: item.zid))
-    limit = max([item.zid for item in by_declaration], default=-1) + 1   # Skip zids are never read
+    # Zids below the limit index a table (the common, dense case); a schema's few
+    # large zids are searched, so that memory follows the field count, not the zids.
+    limit = min(max([fp.zid for fp in plan.fields], default=-1) + 1, DENSE_ZIDS_PER_FIELD * len(plan.fields) + 16)
     plan.by_zid = <PyObject **>PyMem_Malloc(max(limit, 1) * sizeof(PyObject *))
     if plan.by_zid == NULL:
         raise MemoryError()
     plan.zid_limit = limit
     for zid in range(limit):
         plan.by_zid[zid] = NULL
+    plan.sparse_fields = tuple(fp for fp in plan.fields if fp.zid >= limit)
+    plan.sparse_count = len(plan.sparse_fields)
+    plan.sparse_zids = <Py_ssize_t *>PyMem_Malloc(max(plan.sparse_count, 1) * sizeof(Py_ssize_t))
+    if plan.sparse_zids == NULL:
+        raise MemoryError()
+    for i, fp in enumerate(plan.sparse_fields):
+        plan.sparse_zids[i] = fp.zid
     for fp in plan.fields:
-        plan.by_zid[fp.zid] = <PyObject *>fp
+        if fp.zid < limit:
+            plan.by_zid[fp.zid] = <PyObject *>fp
     plan.slots_readable = True
     for fp in plan.fields:
         if fp.offset < 0:
@@ -264,6 +339,33 @@ cdef tuple _build_mode(StructPlan plan):
 
 
 # -- zero values --------------------------------------------------------------
+
+#: Cap on a zero cost (only reachable with models not checked by parse_schema).
+cdef Py_ssize_t ZERO_COST_CAP = <Py_ssize_t>1 << 40
+
+
+cdef Py_ssize_t type_zero_cost(TypePlan t):
+    """Values the zero of t holds besides itself: fixed arrays' elements, nested structs' fields."""
+    cdef Py_ssize_t cost = 0
+    if t.kind == K_STRUCT:
+        cost = struct_zero_cost(t.struct_plan)
+    elif t.kind == K_ARRAY:
+        cost = min(t.length * (1 + type_zero_cost(t.elem)), ZERO_COST_CAP)
+    t.zero_cost = cost
+    return cost
+
+
+cdef Py_ssize_t struct_zero_cost(StructPlan sp):
+    """The fields of its zero value, recursively (structs hold one another by value acyclically)."""
+    cdef FieldPlan fp
+    cdef Py_ssize_t cost = 0
+    if sp.zero_cost >= 0:
+        return sp.zero_cost
+    for fp in sp.fields:
+        fp.zero_cost = 0 if fp.time_field else type_zero_cost(fp.type)
+        cost = min(cost + 1 + fp.zero_cost, ZERO_COST_CAP)
+    sp.zero_cost = cost
+    return cost
 
 cdef object make_zero(TypePlan t):
     """The zero value of a type: shared when immutable, fresh otherwise."""

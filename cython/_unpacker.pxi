@@ -5,6 +5,12 @@
 # input together claim at most as many elements as it has bytes
 # (Reader.values_left): nested headers cannot each claim the whole rest of the
 # input, and the slots pre-sized in a call add up to at most the input's length.
+# Zero values built for absent fields and nils (the values a fixed array or
+# nested struct holds, TypePlan.zero_cost) draw first on the zero budget
+# (Reader.zeros_left: the codec's zero_allowance once per call, plus each
+# record's own struct zero cost, so that an empty record always decodes), then
+# on the same budget as the headers. A call so builds at most 2 * input length
+# + zero_allowance + the sum of its records' struct zero costs in values.
 
 cdef struct Reader:
     const unsigned char *buf
@@ -14,6 +20,7 @@ cdef struct Reader:
     bint strict             # reject the encodings the Go reader rejects
     bint truncated          # the input ended inside a value
     Py_ssize_t values_left  # elements the headers still to come may claim, in all
+    Py_ssize_t zeros_left   # values zero values may hold before drawing on values_left
     PyObject *plans         # borrowed tuple of StructPlan: lookup by the -1 name
     Trail trail
 
@@ -185,6 +192,20 @@ cdef inline int claim_values(Reader *r, Py_ssize_t n) except -1:
         r.truncated = True
         reader_fail(r, r.pos, "the headers claim more values than the input has bytes")
     r.values_left -= n
+    return 0
+
+
+cdef inline int claim_zero(Reader *r, Py_ssize_t cost) except -1:
+    """Pay for a zero value holding cost values (see the budget above)."""
+    if cost <= r.zeros_left:
+        r.zeros_left -= cost
+        return 0
+    if cost - r.zeros_left > r.values_left:
+        r.truncated = True      # more input is more budget: streams read on, then fail at the end
+        reader_fail(r, r.pos, f"zero values of absent or nil fields would hold more values ({cost}) than "
+                              "the decode budget has left (see zero_allowance)")
+    r.values_left -= cost - r.zeros_left
+    r.zeros_left = 0
     return 0
 
 
@@ -533,6 +554,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     cdef bint slots = sp.build == BUILD_SLOTS
     cdef const unsigned char *tag
     cdef dict unknown = None
+    cdef bint wide
     if n < 0:
         reader_fail(r, r.pos, f"expected struct {sp.name} (a map), found {wire_type_name(b)}")
     reader_enter(r)
@@ -546,10 +568,14 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         k = r.buf[r.pos]
         fp = None
         tag = NULL
+        wide = False
         if k <= 0x7f:                       # the common case: a fixint zid
             r.pos += 1
-            if k < sp.zid_limit and sp.by_zid[k] != NULL:
-                fp = <FieldPlan>sp.by_zid[k]
+            if k < sp.zid_limit:
+                if sp.by_zid[k] != NULL:
+                    fp = <FieldPlan>sp.by_zid[k]
+            elif sp.sparse_count:
+                fp = field_by_zid(sp, k)
             zid = k
         elif k == 0xff:
             r.pos += 1
@@ -566,12 +592,12 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
                 if family == INT_NONE:
                     reader_fail(r, r.pos, f"struct key must be a zid (int) or a field name (str), found {wire_type_name(k)}")
                 if family == INT_UNSIGNED:
-                    zid = -2 if uzid > 0x7fffffff else <int64_t>uzid
+                    wide = uzid > 0x7fffffff    # no field has such a zid: kept as read
+                    zid = -2 if wide else <int64_t>uzid
                 if zid == -1:
                     check_struct_name(r, sp)
                     continue
-                if 0 <= zid < sp.zid_limit and sp.by_zid[zid] != NULL:
-                    fp = <FieldPlan>sp.by_zid[zid]
+                fp = field_by_zid(sp, zid)
         if fp is None:                      # unknown zid (newer schema), Skip field or tag
             trail_zid(&r.trail, zid)
             value_start = r.pos
@@ -579,7 +605,10 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             if sp.preserve:
                 if unknown is None:
                     unknown = {}
-                key = PyUnicode_DecodeUTF8(<const char *>tag, klen, NULL) if tag != NULL else zid
+                if tag != NULL:
+                    key = PyUnicode_DecodeUTF8(<const char *>tag, klen, NULL)
+                else:
+                    key = PyLong_FromUnsignedLongLong(uzid) if wide else zid
                 unknown[key] = PyBytes_FromStringAndSize(<const char *>r.buf + value_start, r.pos - value_start)
             continue
         trail_field(&r.trail, fp)
@@ -596,15 +625,17 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         else:
             obj[fp.attr] = value
     trail_leave(&r.trail)
-    return finish_struct(sp, obj, unknown)
+    return finish_struct(r, sp, obj, unknown)
 
 
-cdef object finish_struct(StructPlan sp, object partial, dict unknown):
+cdef object finish_struct(Reader *r, StructPlan sp, object partial, dict unknown):
     """Give absent fields their zero value; build the instance; attach unknown entries."""
     cdef FieldPlan fp
     if sp.build == BUILD_SLOTS:
         for fp in sp.fields:
             if zp_slot_get(partial, fp.offset) == NULL:
+                if fp.zero_cost:
+                    claim_zero(r, fp.zero_cost)
                 zp_slot_set(partial, fp.offset, field_zero(fp))
         if sp.unknown_offset >= 0:
             zp_slot_set(partial, sp.unknown_offset, unknown)
@@ -613,6 +644,8 @@ cdef object finish_struct(StructPlan sp, object partial, dict unknown):
         return partial
     for fp in sp.fields:
         if fp.attr not in partial:
+            if fp.zero_cost:
+                claim_zero(r, fp.zero_cost)
             partial[fp.attr] = field_zero(fp)
     obj = sp.cls(**partial)
     if unknown is not None:
@@ -893,6 +926,8 @@ cdef object read_value(Reader *r, TypePlan t):
     b = r.buf[r.pos]
     if b == 0xc0:                       # nil reads as the zero value
         r.pos += 1
+        if t.zero_cost:
+            claim_zero(r, t.zero_cost)
         return make_zero(t)
     if kind == K_STRING:
         return read_str(r, t, b)

@@ -321,15 +321,35 @@ def test_interface_typed_field_needs_a_struct_of_the_schema() -> None:
 
 # -- deprecated fields -----------------------------------------------------------------
 
-def test_writing_a_deprecated_field_warns_once_per_field() -> None:
+def test_writing_a_deprecated_field_warns_through_the_warnings_machinery() -> None:
     zp = zebrapack.load(VECTORS / "schemas" / "zp.z")
     with pytest.warns(DeprecationWarning, match=r"Compound\.Old \(zid 13\) is deprecated"):
         data = zp.encode(zp.types.Compound(Old=7))
     assert zp.decode(data).Old == 7
+    # no flag on the plan: every write is seen by pytest.warns and by "always"
+    with pytest.warns(DeprecationWarning, match=r"Compound\.Old"):
+        zp.encode(zp.types.Compound(Old=8))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        zp.encode(zp.types.Compound(Old=8))
+        zp.encode(zp.types.Compound(Old=9))
+    assert [w.category for w in caught] == [DeprecationWarning, DeprecationWarning]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        zp.encode(zp.types.Compound(Old=8))       # once per field: no second warning
-        zp.encode(zp.types.Compound(Old=0))
+        with pytest.raises(DeprecationWarning):
+            zp.encode(zp.types.Compound(Old=10))
+
+
+def test_the_default_filter_gives_the_deprecation_warning_once_per_call_site() -> None:
+    zp = zebrapack.load(VECTORS / "schemas" / "zp.z")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for old in range(1, 4):
+            zp.encode(zp.types.Compound(Old=old))   # one location: one warning
+        zp.encode(zp.types.Compound(Old=5))         # another location
+    assert len(caught) == 2
+    assert all(w.filename == __file__ for w in caught)
 
 
 def test_zero_deprecated_field_does_not_warn() -> None:

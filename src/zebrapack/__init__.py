@@ -9,7 +9,7 @@ This package reads and writes it byte for byte as the Go reference does::
     data = schema.encode(obj)           # strict: by the declared types
 """
 
-from ._core import DEFAULT_MAX_DEPTH
+from ._core import DEFAULT_MAX_DEPTH, DEFAULT_ZERO_ALLOWANCE
 from ._errors import DecodeError, EncodeError, SchemaError
 from .evolution.compat import CompatibilityReport, Finding, check_compatible
 from .evolution.from_dataclasses import (
@@ -57,6 +57,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_ZERO_ALLOWANCE",
     "CompatibilityReport",
     "DecodeError",
     "EncodeError",

@@ -7,6 +7,7 @@ from typing import Any
 from .schema.model import SchemaDef
 
 DEFAULT_MAX_DEPTH: int
+DEFAULT_ZERO_ALLOWANCE: int
 OPTIMIZED_BUILD: bool
 
 class Codec:
@@ -14,8 +15,10 @@ class Codec:
 
     @property
     def max_depth(self) -> int: ...
+    @property
+    def zero_allowance(self) -> int: ...
     def __init__(self, model: SchemaDef, classes: Mapping[str, type], *, max_depth: int = ...,
-                 preserve_unknown: bool = False) -> None: ...
+                 preserve_unknown: bool = ..., zero_allowance: int = ...) -> None: ...
     def decode(self, data: bytes | bytearray | memoryview, type: str | type | None = None, *,
                strict: bool = False) -> Any: ...
     def decode_all(self, data: bytes | bytearray | memoryview, type: str | type | None = None, *,

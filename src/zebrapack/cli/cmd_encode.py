@@ -51,8 +51,9 @@ def run(args: argparse.Namespace) -> int:
     out = binary_stdout()
     writer = schema.writer(out, structnames=not args.no_structnames, mode="msgp" if args.msgp else "zebrapack")
     with binary_input(args.file) as source, Progress("encode") as progress, warnings.catch_warnings():
-        # The codec warns once per deprecated field written; say it as a command does.
-        warnings.simplefilter("always", DeprecationWarning)
+        # The codec warns for each deprecated field written; "default" says it once per
+        # field (the warnings registry), as a command does.
+        warnings.simplefilter("default", DeprecationWarning)
         warnings.showwarning = _show_warning
         count = 0
         lines = _MeteredLines(source, name)

@@ -1,5 +1,9 @@
 """The printer: lines of Python source with indentation, comments, docstrings
-and long bytes literals wrapped."""
+and long bytes literals wrapped.
+
+Comments and docstrings carry text from the schema (package, tag names), which
+is untrusted: it is escaped so that it stays inside them (no line break, NUL or
+closing quotes can end them and start code)."""
 
 from __future__ import annotations
 
@@ -24,10 +28,11 @@ class Printer:
             self.line()
 
     def comment(self, text: str) -> None:
-        self.line(f"# {text}")
+        self.line(f"# {_inert(text, '')}")
 
     def docstring(self, lines: list[str]) -> None:
         """A docstring: one line, or a summary, a blank line and the rest."""
+        lines = [_inert(text, '"') for text in lines]
         if len(lines) == 1:
             self.line(f'"""{lines[0]}"""')
             return
@@ -61,6 +66,20 @@ class Printer:
 
     def text(self) -> str:
         return "\n".join(self._lines).rstrip("\n") + "\n"
+
+
+def _inert(text: str, quote: str) -> str:
+    """text as it may stand in a comment or (quote '"') a docstring: backslashes,
+    the quote and unprintable characters (line breaks, NUL, U+2028, ...) escaped."""
+    return "".join(_inert_char(char, quote) for char in text)
+
+
+def _inert_char(char: str, quote: str) -> str:
+    if char == "\\" or (quote and char == quote):
+        return "\\" + char
+    if char.isprintable():
+        return char
+    return char.encode("unicode_escape", "backslashreplace").decode("ascii")
 
 
 def _escape(byte: int) -> str:

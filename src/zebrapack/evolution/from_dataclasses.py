@@ -42,10 +42,9 @@ from typing import Annotated, Any
 
 from .._core import DEFAULT_MAX_DEPTH
 from .._errors import SchemaError
-from ..schema.classes import UNKNOWN_ATTR
 from ..schema.document import schema_document
 from ..schema.loader import Schema
-from ..schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef, parse_schema
+from ..schema.model import UNKNOWN_ATTR, FieldDef, Kind, SchemaDef, StructDef, TypeRef, parse_schema
 from ..values.ext import Ext
 from .compat import check_zid_sequence
 

@@ -16,7 +16,17 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..values.ext import Ext
-from .model import BYTE_KINDS, INTEGER_KINDS, Kind, SchemaDef, StructDef, TypeRef, python_name, value_dependency_order
+from .model import (
+    BYTE_KINDS,
+    INTEGER_KINDS,
+    UNKNOWN_ATTR,
+    Kind,
+    SchemaDef,
+    StructDef,
+    TypeRef,
+    python_name,
+    value_dependency_order,
+)
 from .pickling import GeneratedRecord
 
 #: Go's zero time.Time where a time sits inside a container.
@@ -118,10 +128,6 @@ def _docstring(struct: StructDef, package: str) -> str:
             flags = ", deprecated" if f.deprecated else ""
             lines.append(f"    {f.zid} {f.go_name} {f.type.go}{flags}")
     return "\n".join(lines)
-
-
-#: The attribute that carries the raw entries of unknown zids (preserve_unknown).
-UNKNOWN_ATTR = "zebrapack_unknown"
 
 
 def unknown_field() -> Any:

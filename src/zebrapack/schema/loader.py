@@ -13,30 +13,32 @@ if TYPE_CHECKING:
 
 import msgpack
 
-from .._core import DEFAULT_MAX_DEPTH, Codec
+from .._core import DEFAULT_MAX_DEPTH, DEFAULT_ZERO_ALLOWANCE, Codec
 from .._errors import SchemaError
 from ..streams.records import BinaryReader, RecordWriter, iter_records
 from .classes import build_dataclasses
 from .document import schema_document
-from .model import SchemaDef, StructDef, parse_schema
+from .model import SchemaDef, StructDef, check_names, parse_schema, python_name
 from .pickling import PickleIdentity, bind_records, identify, remember, restore
 from .user_classes import check_user_classes
 
 
 class Types(Mapping[str, type]):
-    """The classes of a schema by struct name; also readable as attributes (``types.A``)."""
+    """The classes of a schema by struct name; also readable as attributes by their
+    Python names (``types.A``; ``types.class_`` for a struct ``class``)."""
 
-    __slots__ = ("_classes",)
+    __slots__ = ("_classes", "_by_attribute")
 
     def __init__(self, classes: Mapping[str, type]) -> None:
         self._classes = dict(classes)
+        self._by_attribute = {python_name(name): cls for name, cls in self._classes.items()}
 
     def __getitem__(self, name: str) -> type:
         return self._classes[name]
 
     def __getattr__(self, name: str) -> type:
         try:
-            return self._classes[name]
+            return self._by_attribute[name]
         except KeyError:
             raise AttributeError(f"schema has no struct {name!r}") from None
 
@@ -47,7 +49,7 @@ class Types(Mapping[str, type]):
         return len(self._classes)
 
     def __dir__(self) -> list[str]:
-        return [*self._classes, *super().__dir__()]
+        return [*self._by_attribute, *super().__dir__()]
 
     def __repr__(self) -> str:
         return f"Types({', '.join(self._classes)})"
@@ -105,11 +107,14 @@ class Schema(Codec, Generic[R]):
         *,
         max_depth: int = DEFAULT_MAX_DEPTH,
         preserve_unknown: bool = False,
+        zero_allowance: int = DEFAULT_ZERO_ALLOWANCE,
     ) -> None:
+        check_names(model.structs)     # parse_schema checks documents; other models come here too
         given = check_user_classes(model, types, preserve_unknown) if types is not None else {}
         # The generated classes refer to the given ones (nested defaults, annotations).
         classes = build_dataclasses(model, preserve_unknown=preserve_unknown, given=given)
-        super().__init__(model, classes, max_depth=max_depth, preserve_unknown=preserve_unknown)
+        super().__init__(model, classes, max_depth=max_depth, preserve_unknown=preserve_unknown,
+                         zero_allowance=zero_allowance)
         self._model = model
         self._types = Types(classes)
         self._preserve_unknown = preserve_unknown
@@ -276,6 +281,7 @@ def load(
     types: Mapping[str, type] | object | None = None,
     max_depth: int = DEFAULT_MAX_DEPTH,
     preserve_unknown: bool = False,
+    zero_allowance: int = DEFAULT_ZERO_ALLOWANCE,
 ) -> Schema[Any]:
     """Load a compiled ZebraPack schema.
 
@@ -286,9 +292,13 @@ def load(
     ``preserve_unknown``: keep the raw entries of zids this schema does not know
     (data from a newer schema) on each instance, as ``zebrapack_unknown``, and
     write them back on encode, so a read-modify-write loses nothing.
+    ``zero_allowance``: how many values the zero values of absent fields and
+    nils may hold in one decode call beyond each record's own zero value and
+    the input's bytes (README, "Limits").
     Raises ``SchemaError`` for a malformed schema, and ``OSError``
     (``FileNotFoundError``, ...) for a file that cannot be read.
     """
     model = parse_schema(read_schema_document(source))
-    return Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown)
+    return Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown,
+                  zero_allowance=zero_allowance)
 

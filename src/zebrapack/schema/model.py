@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 import keyword
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -38,6 +39,10 @@ MAX_ARRAY_LENGTH = 1 << 20
 #: out builds their zero values, recursively.
 MAX_ZERO_VALUE_SIZE = 1 << 20
 MAX_ZERO_VALUE_DEPTH = 100
+#: Most brackets, stars and braces in a FieldTypeStr (Go spellings nest as deep as types do).
+MAX_TYPE_STR_NESTING = 100
+#: The attribute that carries unknown entries (``preserve_unknown``): no field may take it.
+UNKNOWN_ATTR = "zebrapack_unknown"
 
 
 class Kind(enum.IntEnum):
@@ -186,8 +191,52 @@ class SchemaDef:
 
 
 def python_name(go_name: str) -> str:
-    """The Python identifier for a Go name (Go allows ``None``/``True``/``False``)."""
-    return go_name + "_" if keyword.iskeyword(go_name) else go_name
+    """The Python identifier for a Go name: its NFKC form (what Python itself reads
+    an identifier as: ``ſ`` is ``s``), with ``_`` appended to a Python keyword
+    (Go allows ``None``, ``True``, ``class``). ``check_names`` refuses the names
+    that still cannot be attributes and any two that end up the same."""
+    name = unicodedata.normalize("NFKC", go_name)
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def _name_problem(python: str) -> str | None:
+    """Why a Python name cannot be a class or attribute name of ours, or None."""
+    if not python.isidentifier():
+        return "is not an identifier"
+    if python.startswith("__"):
+        # dunders are Python's machinery (__slots__, __dict__, __new__, __del__, ...);
+        # other __x names are mangled inside class bodies
+        return "starts with '__' (Python reserves or mangles such names)"
+    if python == UNKNOWN_ATTR:
+        return f"is {UNKNOWN_ATTR!r}, the attribute of preserved unknown entries"
+    return None
+
+
+def check_names(structs: Mapping[str, StructDef]) -> None:
+    """Every struct and field gets a Python name no other takes (see ``python_name``);
+    ``SchemaError`` naming the struct and field otherwise."""
+    class_names: dict[str, str] = {}
+    for name, struct in structs.items():
+        python = python_name(name)
+        problem = _name_problem(python)
+        if problem is not None:
+            raise SchemaError(f"struct name {name!r} (Python name {python!r}) {problem}", name)
+        if python in class_names:
+            raise SchemaError(f"struct names {class_names[python]!r} and {name!r} are both {python!r} in Python",
+                              name)
+        class_names[python] = name
+        attrs: dict[str, str] = {}
+        for f in struct.fields:
+            if f.skip:
+                continue
+            attr = f.attr
+            problem = _name_problem(attr)
+            if problem is not None:
+                raise SchemaError(f"field name {f.go_name!r} (attribute {attr!r}) {problem}", name, f.go_name)
+            if attr in attrs:
+                raise SchemaError(f"fields {attrs[attr]!r} and {f.go_name!r} both have the attribute {attr!r}",
+                                  name, f.go_name)
+            attrs[attr] = f.go_name
 
 
 # -- parsing ------------------------------------------------------------------
@@ -211,6 +260,7 @@ def parse_schema(document: object) -> SchemaDef:
     raw_structs = _raw_structs(document.get("Structs", {}))
     names = {name for name, _ in raw_structs}
     structs = {name: _parse_struct(name, raw, names) for name, raw in raw_structs}
+    check_names(structs)
     try:
         _check_value_cycles(structs)
     except RecursionError:
@@ -335,9 +385,11 @@ class _TypeResolver:
     def parse(self, type_str: str) -> GoType | None:
         if not type_str:
             return None
+        if sum(map(type_str.count, "[*({")) > MAX_TYPE_STR_NESTING:
+            raise self.error(f"FieldTypeStr nests more than {MAX_TYPE_STR_NESTING} levels deep")
         try:
             return parse_go_type(type_str)
-        except GoTypeSyntaxError:
+        except (GoTypeSyntaxError, RecursionError):
             return None  # only needed for inlined structs; resolve() says so if it is
 
     def resolve(self, ztype: object, spelled: GoType | None, depth: int = 0) -> TypeRef:
@@ -378,6 +430,8 @@ class _TypeResolver:
         if kind == Kind.IDENT_IFACE:
             if not name.isidentifier():
                 raise self.error(f"interface type names {name!r}")
+            if name in self.struct_names:   # one Go namespace: written back, it would read as the struct
+                raise self.error(f"interface type {name!r} has the name of a struct of the schema")
             return TypeRef(Kind.IDENT_IFACE, name=name)
         if kind == Kind.STRUCT:
             return TypeRef(Kind.STRUCT, name=self._struct_name(name, spelled))
@@ -408,7 +462,15 @@ class _TypeResolver:
         if not isinstance(domain, Mapping):
             raise self.error("array type without a Domain giving its length")
         text = domain.get("Str")
-        length = int(text) if isinstance(text, str) and text.isdigit() else domain.get("Kind")
+        # ASCII digits only ("²" is a digit to str.isdigit), and few enough to mean a length
+        if isinstance(text, str) and text.isdigit() and not text.isascii():
+            raise self.error(f"array length {text!r} is not written in ASCII digits")
+        if isinstance(text, str) and text.isascii() and text.isdigit():
+            if len(text) > 9:
+                raise self.error(f"array length {text[:20]}... ({len(text)} digits) outside 0..{MAX_ARRAY_LENGTH}")
+            length: object = int(text)
+        else:
+            length = domain.get("Kind")
         if not isinstance(length, int) or isinstance(length, bool) or not 0 <= length <= MAX_ARRAY_LENGTH:
             raise self.error(f"array length {length!r} outside 0..{MAX_ARRAY_LENGTH}")
         return length

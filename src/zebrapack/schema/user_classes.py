@@ -16,8 +16,7 @@ from collections.abc import Mapping
 from types import ModuleType
 
 from .._errors import SchemaError
-from .classes import UNKNOWN_ATTR
-from .model import SchemaDef, StructDef, python_name
+from .model import UNKNOWN_ATTR, SchemaDef, StructDef, python_name
 
 
 def check_user_classes(schema: SchemaDef, types: Mapping[str, type] | object,

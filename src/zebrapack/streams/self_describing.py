@@ -8,7 +8,7 @@ records after it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import msgpack
@@ -149,5 +149,9 @@ def _read_schema_document(read: Callable[[int], bytes], chunk_size: int) -> tupl
             continue
         except (ValueError, TypeError) as exc:      # malformed msgpack; an unhashable map key
             raise DecodeError(f"the stream does not start with a schema: {exc}", "$", 0) from exc
+        if not isinstance(document, Mapping):
+            # never handed to load() as anything else: a str would be opened as a path
+            raise DecodeError(f"the stream does not start with a schema (a map): found {type(document).__name__}",
+                              "$", 0)
         schema_end = unpacker.tell()
         return document, schema_end, bytes(fed[schema_end:])
