@@ -112,3 +112,19 @@ def test_go_refuses_names_go_cannot_export(tmp_path: Path) -> None:
     document["Structs"]["Person"]["Fields"][0]["FieldGoName"] = "name"
     (tmp_path / "lower.z.json").write_text(json.dumps(document))
     assert "Person.name: field name is not exported in Go" in error_line(run_cli("go", tmp_path / "lower.z.json"))
+
+
+GOLDEN_SCHEMAS = Path(__file__).parent / "golden" / "schemas"
+
+
+def test_commands_that_compile_go_source_take_unexported() -> None:
+    # my2.go is the reference's testdata, compiled with -unexported
+    refused = zebrapack_cli("check", GOLDEN_SCHEMAS / "my2.go", GOLDEN_SCHEMAS / "my2.z")
+    assert refused.returncode == 2 and "--unexported" in refused.stderr and refused.stderr.count("\n") == 1
+    result = zebrapack_cli("check", "--unexported", GOLDEN_SCHEMAS / "my2.go", GOLDEN_SCHEMAS / "my2.z")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "compatible\n", "")
+    go = zebrapack_cli("go", "--unexported", GOLDEN_SCHEMAS / "my2.go")
+    assert go.returncode == 0 and "package my2" in go.stdout and "\ntype tr struct" in go.stdout.lower()
+    record = sorted((GOLDEN_SCHEMAS.parent / "records" / "my2").glob("Tr_*.zpk"))[0]
+    dumped = zebrapack_cli("dump", "--unexported", "-s", GOLDEN_SCHEMAS / "my2.go", "--type", "Tr", record)
+    assert dumped.returncode == 0 and dumped.stdout.startswith('{"$type": "Tr"')

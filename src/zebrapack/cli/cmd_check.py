@@ -7,7 +7,7 @@ import json
 
 from .._errors import SchemaError
 from ..evolution.compat import check_compatible
-from .common import CliError, schema_source_arg
+from .common import CliError, add_unexported_argument, schema_source_arg
 
 NAME = "check"
 HELP = "check that schema NEW keeps the zids, types and names of OLD (exit 1 on conflicts)"
@@ -33,11 +33,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("old", metavar="OLD", help="the schema data was written with")
     parser.add_argument("new", metavar="NEW", help="the schema that replaces it")
     parser.add_argument("--json", action="store_true", help="print the findings as a JSON array")
+    add_unexported_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        report = check_compatible(schema_source_arg(args.old), schema_source_arg(args.new))
+        report = check_compatible(schema_source_arg(args.old, args.unexported),
+                                  schema_source_arg(args.new, args.unexported))
     except SchemaError as exc:      # its message names the file at fault
         raise CliError(str(exc)) from exc
     except OSError as exc:          # e.g. a directory

@@ -12,7 +12,7 @@ from ..schema.loader import Schema
 from ..streams.self_describing import open_stream
 from ..textformats.rawdump import iter_raw_records
 from ..textformats.typed_json import TypedJson, TypedJsonError, json_writer
-from .common import CliError, binary_input, input_name, load_schema_arg, record_error, struct_arg
+from .common import CliError, add_unexported_argument, binary_input, input_name, load_schema_arg, record_error, struct_arg
 from .progress import MeteredInput, Progress
 
 NAME = "dump"
@@ -49,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-s", "--schema", metavar="SCHEMA",
                         help="the schema (.z, .z.json or Go source .go); without it, the schema the stream "
                              "carries, or else the raw msgpack structure")
+    add_unexported_argument(parser)
     parser.add_argument("--raw", action="store_true",
                         help="show the raw msgpack structure (offsets, wire types, values), whatever the input")
     parser.add_argument("-t", "--type", metavar="TYPE",
@@ -62,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.raw and args.schema is not None:
         raise CliError("--raw shows the input without a schema: leave out --schema")
-    schema = load_schema_arg(args.schema) if args.schema is not None else None
+    schema = load_schema_arg(args.schema, args.unexported) if args.schema is not None else None
     if schema is not None:
         struct_arg(schema, args.type)
     out = sys.stdout.buffer

@@ -11,7 +11,7 @@ from typing import IO, Any, TextIO
 
 from .._errors import EncodeError
 from ..textformats.typed_json import TypedJson, TypedJsonError, json_reader
-from .common import CliError, binary_input, binary_stdout, input_name, load_schema_arg, record_error, struct_arg
+from .common import CliError, add_unexported_argument, binary_input, binary_stdout, input_name, load_schema_arg, record_error, struct_arg
 from .progress import Progress
 
 NAME = "encode"
@@ -35,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="typed JSON records, one per line (default: - for standard input)")
     parser.add_argument("-s", "--schema", metavar="SCHEMA", required=True,
                         help="the schema (.z, .z.json or Go source .go)")
+    add_unexported_argument(parser)
     parser.add_argument("-t", "--type", metavar="TYPE",
                         help="the struct of every record (default: each record's \"$type\")")
     parser.add_argument("--no-structnames", action="store_true",
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    schema = load_schema_arg(args.schema)
+    schema = load_schema_arg(args.schema, args.unexported)
     record_type = struct_arg(schema, args.type)
     converter = TypedJson(schema)
     name = input_name(args.file)

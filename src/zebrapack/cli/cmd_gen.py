@@ -6,7 +6,7 @@ import argparse
 
 from .._errors import SchemaError
 from ..codegen import generate_module
-from .common import CliError, load_schema_arg, write_text_output
+from .common import CliError, add_unexported_argument, load_schema_arg, write_text_output
 
 NAME = "gen"
 HELP = "write a Python module with a dataclass per struct and the schema bound to them"
@@ -27,10 +27,11 @@ The module embeds the schema; use it as:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("schema", metavar="SCHEMA", help="the schema (.z, .z.json or Go source .go)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the module there (default: standard output)")
+    add_unexported_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_schema_arg(args.schema).model
+    model = load_schema_arg(args.schema, args.unexported).model
     try:
         text = generate_module(model)
     except SchemaError as exc:

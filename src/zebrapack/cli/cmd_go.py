@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_schema_arg(args.schema).model
+    model = load_schema_arg(args.schema, args.unexported).model
     try:
         text = go_source(model, package=args.package, unexported=args.unexported)
     except SchemaError as exc:

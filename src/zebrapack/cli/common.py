@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
@@ -30,20 +31,27 @@ def schema_errors(path: str) -> Iterator[None]:
         raise CliError(message if message.startswith(path) else f"{path}: {message}") from exc
 
 
-def schema_source_arg(path: str) -> SchemaDef | str:
+def add_unexported_argument(parser: argparse.ArgumentParser) -> None:
+    """``--unexported``, for the commands that compile Go source given as a schema."""
+    parser.add_argument("--unexported", action="store_true",
+                        help="compile unexported structs and fields of a .go schema too (as `zebrapack schema "
+                             "--unexported` does)")
+
+
+def schema_source_arg(path: str, unexported: bool = False) -> SchemaDef | str:
     """A schema argument as ``check_compatible`` takes it: Go source (``.go``) compiled
     as ``zebrapack schema`` does, a compiled schema (``.z``, ``.z.json``) by its path."""
     if path.endswith(".go"):
         with schema_errors(path):
-            return read_go_schema(path)
+            return read_go_schema(path, unexported=unexported)
     if not os.path.exists(path):
         raise CliError(f"{path}: No such file or directory")
     return path
 
 
-def load_schema_arg(path: str) -> Schema:
+def load_schema_arg(path: str, unexported: bool = False) -> Schema:
     """The schema of a ``--schema`` argument (``.z``, ``.z.json`` or Go source), or a CliError naming the file."""
-    source = schema_source_arg(path)
+    source = schema_source_arg(path, unexported)
     with schema_errors(path):
         return Schema(source) if isinstance(source, SchemaDef) else load(source)
 
