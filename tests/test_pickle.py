@@ -109,8 +109,8 @@ def test_a_schema_pickles_as_its_document_and_options_not_its_compiled_plans() -
     assert _globals_named(schema) == {"zebrapack.schema.loader.restore_schema", "_codecs.encode"}
     for internal in (b"StructPlan", b"Codec", b"_by_name", b"_by_class", b"zebrapack.schemas"):
         assert internal not in data
-    compressed, max_depth, preserve_unknown, types, _token = schema.__reduce__()[1]
-    assert (max_depth, preserve_unknown, types) == (77, False, None)
+    compressed, max_depth, preserve_unknown, zero_allowance, types, _token = schema.__reduce__()[1]
+    assert (max_depth, preserve_unknown, zero_allowance, types) == (77, False, zebrapack.DEFAULT_ZERO_ALLOWANCE, None)
     assert zebrapack.load(zlib.decompress(compressed)).model == schema.model
     assert len(data) < len((SCHEMAS / "zp.z").read_bytes()) / 2
 
@@ -123,7 +123,8 @@ def test_a_schema_unpickles_to_itself_in_the_process_that_holds_it() -> None:
     assert type(pickle.loads(pickle.dumps(record))) is again.types.A
 
 
-@pytest.mark.parametrize("options", [{}, {"max_depth": 500}, {"preserve_unknown": True}], ids=str)
+@pytest.mark.parametrize("options", [{}, {"max_depth": 500}, {"preserve_unknown": True}, {"zero_allowance": 5}],
+                         ids=str)
 def test_a_new_process_rebuilds_a_schema_with_the_same_plans_and_options(
         fresh_registry: None, options: dict[str, Any]) -> None:
     original = zebrapack.load(SCHEMAS / "zp.z", **options)
@@ -132,8 +133,8 @@ def test_a_new_process_rebuilds_a_schema_with_the_same_plans_and_options(
     rebuilt = pickle.loads(data)
     assert rebuilt is not original
     assert rebuilt.model == original.model and list(rebuilt.types) == list(original.types)
-    assert rebuilt.max_depth == original.max_depth
-    assert rebuilt.__reduce__()[1][:4] == original.__reduce__()[1][:4]
+    assert (rebuilt.max_depth, rebuilt.zero_allowance) == (original.max_depth, original.zero_allowance)
+    assert rebuilt.__reduce__()[1][:5] == original.__reduce__()[1][:5]
     for case in RECORD_CASES:
         if case["schema"] == "zp.z":
             value = _decoded(rebuilt, case)
@@ -210,9 +211,9 @@ def test_a_schema_is_immutable_so_copies_are_itself() -> None:
 
 def test_a_pickled_schema_that_is_not_a_schema_is_a_schema_error() -> None:
     with pytest.raises(SchemaError, match="pickled schema: not a msgpack2 schema"):
-        restore_schema(zlib.compress(b"\xc1"), 100, False, None, b"token123")
+        restore_schema(zlib.compress(b"\xc1"), 100, False, 10, None, b"token123")
     with pytest.raises(SchemaError, match="needs Structs"):
-        restore_schema(zlib.compress(msgpack.packb({"SourcePackage": "x"})), 100, False, None, b"token123")
+        restore_schema(zlib.compress(msgpack.packb({"SourcePackage": "x"})), 100, False, 10, None, b"token123")
 
 
 # -- records -----------------------------------------------------------------------

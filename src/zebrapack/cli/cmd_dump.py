@@ -37,8 +37,10 @@ earlier or later version of the stream's schema (as `zebrapack check` says).
 Typed JSON (docs/typed-json.md of the repository): "$type" first, then every
 field by Go name; {"$time": ...} with nanoseconds, {"$bytes": hex},
 {"$float": "nan"|"inf"|"-inf"|"-0"} (a NaN with a payload adds "$bits"),
-{"$map": [[key, value], ...]}, {"$complex": [re, im]}, {"$ext": [code, hex]}.
-In interface{} values floats always show a fraction or exponent (2.0).
+{"$map": [[key, value], ...]}, {"$complex": [re, im]}, {"$ext": [code, hex]},
+{"$gotime": [seconds, nanos]} for times beyond the years 1-9999. In interface{}
+values floats always show a fraction or exponent (2.0), and Go's types other than
+int64/float64/complex128 are marked: {"$f32": x}, {"$uint": n}, {"$complex64": [re, im]}.
 `zebrapack encode` reads it back.
 """
 

@@ -128,7 +128,8 @@ class Schema(Codec, Generic[R]):
         """The document, registry key and token this schema pickles as (made on first use)."""
         if self._pickle_identity is None:
             document = msgpack.packb(schema_document(self._model), use_bin_type=True)
-            self._pickle_identity = identify(document, self.max_depth, self._preserve_unknown, self._given)
+            self._pickle_identity = identify(document, self.max_depth, self._preserve_unknown, self.zero_allowance,
+                                             self._given)
         return self._pickle_identity
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -136,7 +137,7 @@ class Schema(Codec, Generic[R]):
         identity = self._identity()
         remember(self, identity)
         return restore_schema, (identity.compressed, self.max_depth, self._preserve_unknown,
-                                self._given or None, identity.token)
+                                self.zero_allowance, self._given or None, identity.token)
 
     def __copy__(self) -> Schema:
         return self            # immutable once built, like a class
@@ -264,15 +265,16 @@ def _unpack_schema(data: bytes, where: str) -> Mapping[str, Any]:
     return document
 
 
-def restore_schema(compressed: bytes, max_depth: int, preserve_unknown: bool,
+def restore_schema(compressed: bytes, max_depth: int, preserve_unknown: bool, zero_allowance: int,
                    types: Mapping[str, type] | None, token: bytes) -> Schema:
     """Unpickle a ``Schema``: this process's schema of that document and options (loaded once)."""
     def build(document: bytes, identity: PickleIdentity) -> Schema:
         model = parse_schema(_unpack_schema(document, "pickled schema"))
-        schema = Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown)
+        schema = Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown,
+                        zero_allowance=zero_allowance)
         schema._pickle_identity = identity
         return schema
-    return restore(compressed, max_depth, preserve_unknown, types, token, build)
+    return restore(compressed, max_depth, preserve_unknown, zero_allowance, types, token, build)
 
 
 def load(
@@ -294,7 +296,7 @@ def load(
     write them back on encode, so a read-modify-write loses nothing.
     ``zero_allowance``: how many values the zero values of absent fields and
     nils may hold in one decode call beyond each record's own zero value and
-    the input's bytes (README, "Limits").
+    the input's bytes (README, "Untrusted input and limits").
     Raises ``SchemaError`` for a malformed schema, and ``OSError``
     (``FileNotFoundError``, ...) for a file that cannot be read.
     """

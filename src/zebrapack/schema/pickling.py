@@ -44,9 +44,9 @@ if TYPE_CHECKING:
 #: How many recently unpickled schemas a process keeps alive when nothing else does.
 RECENT_SCHEMAS = 32
 
-SchemaKey = tuple[bytes, int, bool, tuple[tuple[str, type], ...]]
+SchemaKey = tuple[bytes, int, bool, int, tuple[tuple[str, type], ...]]
 #: A pickled schema exactly as sent: (token, compressed document, options).
-Origin = tuple[bytes, bytes, int, bool, tuple[tuple[str, type], ...]]
+Origin = tuple[bytes, bytes, int, bool, int, tuple[tuple[str, type], ...]]
 
 
 class PickleIdentity(NamedTuple):
@@ -66,10 +66,10 @@ def _options_key(types: Mapping[str, type] | None) -> tuple[tuple[str, type], ..
     return tuple(sorted((types or {}).items()))
 
 
-def identify(document: bytes, max_depth: int, preserve_unknown: bool,
+def identify(document: bytes, max_depth: int, preserve_unknown: bool, zero_allowance: int,
              types: Mapping[str, type] | None) -> PickleIdentity:
     """The identity of a schema to be pickled: this document and options, a new token."""
-    key = (hashlib.sha256(document).digest(), max_depth, preserve_unknown, _options_key(types))
+    key = (hashlib.sha256(document).digest(), max_depth, preserve_unknown, zero_allowance, _options_key(types))
     return PickleIdentity(zlib.compress(document), os.urandom(8), key)
 
 
@@ -95,12 +95,13 @@ def remember(schema: Schema, identity: PickleIdentity) -> None:
         _by_key.setdefault(identity.key, schema)
 
 
-def restore(compressed: bytes, max_depth: int, preserve_unknown: bool, types: Mapping[str, type] | None,
-            token: bytes, build: Callable[[bytes, PickleIdentity], Schema]) -> Schema:
+def restore(compressed: bytes, max_depth: int, preserve_unknown: bool, zero_allowance: int,
+            types: Mapping[str, type] | None, token: bytes,
+            build: Callable[[bytes, PickleIdentity], Schema]) -> Schema:
     """The schema of this process for a pickled one: the same pickle seen before gives
     the same schema at the cost of a lookup; else the schema registered under its key
     (document digest and options), else a new one from ``build(document, identity)``."""
-    origin = (token, compressed, max_depth, preserve_unknown, _options_key(types))
+    origin = (token, compressed, max_depth, preserve_unknown, zero_allowance, _options_key(types))
     with _lock:
         schema = _by_origin.get(origin)
         if schema is None:
