@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The short fuzz pass CI runs: every target (decode, load, stream) for about a
-# minute, so that regressions show in CI; long campaigns stay out of it (see the
+# minute, so that regressions show in CI; long campaigns stay out of it (see
 # docs/sanitizers-and-fuzzing.md).
 # Usage: tests/fuzz/ci.sh PYTHON
 set -euo pipefail
