@@ -82,3 +82,8 @@ def test_every_link_leads_to_a_file_and_heading_that_exist() -> None:
             assert path.exists(), f"{page.name} links to {target}, which does not exist"
             if anchor and path.suffix == ".md":
                 assert anchor in heading_anchors(path.read_text()), f"{page.name} links to {target}#{anchor}"
+
+
+def test_the_readme_links_to_every_docs_page() -> None:
+    linked = set(re.findall(r"\]\(docs/([^)#]+)", README.read_text()))
+    assert linked >= {page.name for page in PAGES}
