@@ -422,7 +422,7 @@ def test_python_value_chooses_the_go_type_go_reads(go_peer: GoPeer, value: Any, 
 
 
 #: Where zebrapack writes an interface{} value back otherwise than Go, on purpose
-#: (README, "The Python mapping"): it keeps a bin map key as bytes and
+#: (docs/go-values.md, "Exts and maps inside interface{}"): it keeps a bin map key as bytes and
 #: writes it as bin, where Go reads it as a string and writes a str. Go reads both
 #: encodings as the same map[string]interface{}.
 PYTHON_WRITES_OTHERWISE = {"81c4016b01": "81c4016b01"}

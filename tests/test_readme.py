@@ -1,29 +1,27 @@
-"""The README runs as written: its code blocks, in order, in one empty folder.
-
-- ``python`` blocks run as scripts (a ``text`` block right after one is its output);
-- ``go NAME`` blocks are files the following blocks use;
-- ``console`` blocks are shell sessions: each ``$ command`` runs in bash with the
-  ``zebrapack`` command on PATH, and the lines after it are its output (stdout and
-  stderr), where ``...`` stands for any number of lines;
-- ``sh`` blocks are set-up commands, checked where they run (``SETUP_COMMANDS``).
-"""
+"""The README and the documentation pages run as written: each page's code blocks, in
+order, in an empty folder of its own (``doc_blocks`` says how each kind of block runs).
+A docs page starts in the folder the README's Quick start leaves (``zp.z``, ``records.zpk``).
+Every link between them leads to a file and a heading that exist."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
-from dataclasses import dataclass
+import shutil
+import unicodedata
 from pathlib import Path
 
 import pytest
-from cli_support import cli_env
+from doc_blocks import readme_blocks, run_page
+
+import zebrapack.examples
+
+__all__ = ["README", "readme_blocks"]
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 
-# Each set-up block of the README, and where it is exercised.
+# Each set-up block of the README and the development page, and where it is exercised.
 SETUP_COMMANDS = {
     "pip install zebrapack": "test_release.py installs the wheel into a fresh venv and runs the Quick start",
     "python3 -m venv .venv && .venv/bin/pip install .\nsource .venv/bin/activate":
@@ -34,96 +32,58 @@ SETUP_COMMANDS = {
     ".venv/bin/python -m benchmarks.bench_decode": "the development set-up of .ci/run",
     "bash .ci/run": "CI itself",
 }
-
-
-@dataclass
-class Block:
-    info: str
-    text: str
-    line: int
-
-
-def readme_blocks(text: str) -> list[Block]:
-    blocks = []
-    for match in re.finditer(r"^```([^\n]*)\n(.*?)^```\n", text, re.M | re.S):
-        blocks.append(Block(match.group(1).strip(), match.group(2), text.count("\n", 0, match.start()) + 1))
-    return blocks
-
-
-def console_steps(text: str) -> list[tuple[str, list[str]]]:
-    """(command, expected output lines) of a console block; continuation lines end in a backslash."""
-    steps: list[tuple[str, list[str]]] = []
-    lines = text.splitlines()
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        assert line.startswith("$ "), f"console output before any command: {line!r}"
-        command = line[2:]
-        while command.endswith("\\"):
-            index += 1
-            command = command[:-1] + lines[index].strip()
-        index += 1
-        output = []
-        while index < len(lines) and not lines[index].startswith("$ "):
-            output.append(lines[index])
-            index += 1
-        steps.append((command, output))
-    return steps
-
-
-def matches(expected: list[str], actual: list[str]) -> bool:
-    """Whether ``actual`` is ``expected`` with each ``...`` line standing for any lines."""
-    pattern = "".join(r"(?:[^\n]*\n)*?" if line == "..." else re.escape(line + "\n") for line in expected)
-    return re.fullmatch(pattern, "".join(line + "\n" for line in actual)) is not None
-
-
-def shell_env() -> dict[str, str]:
-    env = cli_env()
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    return env
+# Maintainer pages whose sh blocks are procedures (benchmark runs, sanitizer builds,
+# fuzzing) that take minutes: they are not run here.
+PROCEDURE_PAGES = {"benchmarks.md", "performance.md", "sanitizers-and-fuzzing.md"}
+PAGES = sorted(DOCS.glob("*.md"))
 
 
 def test_every_block_of_the_readme_runs_as_written(tmp_path: Path) -> None:
-    blocks = readme_blocks(README.read_text())
-    assert len(blocks) > 20
-    env = shell_env()
-    previous_output: str | None = None
-    for block in blocks:
-        where = f"README.md:{block.line}"
-        language, _, name = block.info.partition(" ")
-        if language == "text":
-            assert previous_output is not None, f"{where}: a text block follows no python block"
-            assert previous_output == block.text, f"{where}: the python block above printed\n{previous_output}"
-            previous_output = None
-            continue
-        previous_output = None
-        if language == "python":
-            result = subprocess.run([sys.executable, "-c", block.text], cwd=tmp_path, env=env, capture_output=True,
-                                    text=True, timeout=120, check=False)
-            assert result.returncode == 0 and result.stderr == "", f"{where}:\n{result.stderr}"
-            previous_output = result.stdout
-        elif language == "go":
-            assert name, f"{where}: a go block names the file it is"
-            (tmp_path / name).write_text(block.text)
-        elif language == "console":
-            for command, expected in console_steps(block.text):
-                result = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, timeout=120, check=False)
-                actual = result.stdout.splitlines()
-                assert matches(expected, actual), f"{where}: $ {command}\n" + result.stdout
-        elif language == "sh":
-            commands = "\n".join(re.sub(r"\s+#.*", "", line) for line in block.text.strip().splitlines())
-            assert commands in SETUP_COMMANDS, f"{where}: a set-up block no test exercises"
-        else:
-            pytest.fail(f"{where}: a code block of unknown kind {block.info!r}")
+    assert run_page(README, tmp_path, SETUP_COMMANDS) >= 8
 
 
-def test_the_readme_test_command_is_what_ci_runs() -> None:
-    assert "```sh\nbash .ci/run\n```" in README.read_text()
+@pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])
+def test_every_block_of_a_docs_page_runs_as_written(page: Path, tmp_path: Path) -> None:
+    # The files the Quick start copies.
+    shutil.copy(zebrapack.examples.SCHEMA, tmp_path / "zp.z")
+    shutil.copy(zebrapack.examples.RECORDS, tmp_path / "records.zpk")
+    run_page(page, tmp_path, None if page.name in PROCEDURE_PAGES else SETUP_COMMANDS)
+
+
+def test_the_pages_for_users_have_examples_that_run() -> None:
+    for name in ["api.md", "mapping.md", "cli.md", "evolution.md", "schemas.md"]:
+        kinds = {block.info.split(" ")[0] for block in readme_blocks((DOCS / name).read_text())}
+        assert kinds & {"python", "console"}, name
+
+
+def test_the_documented_test_command_is_what_ci_runs() -> None:
+    assert "```sh\nbash .ci/run\n```" in (DOCS / "development.md").read_text()
     assert (ROOT / ".ci" / "run").is_file()
 
 
-def test_the_readme_links_to_files_that_exist() -> None:
-    for page in [README, *(ROOT / "docs").glob("*.md")]:
-        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text()):
-            assert (page.parent / target).exists(), f"{page.name} links to {target}, which does not exist"
+def heading_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of a page (code blocks left out)."""
+    text = re.sub(r"^```.*?^```\n", "", text, flags=re.M | re.S)
+    anchors: set[str] = set()
+    for heading in re.findall(r"^#{1,6} (.+)$", text, re.M):
+        slug = "".join(char for char in heading.lower()
+                       if char in "-_ " or unicodedata.category(char)[0] in "LN").replace(" ", "-")
+        anchor, count = slug, 1
+        while anchor in anchors:
+            anchor, count = f"{slug}-{count}", count + 1
+        anchors.add(anchor)
+    return anchors
+
+
+def test_every_link_leads_to_a_file_and_heading_that_exist() -> None:
+    for page in [README, ROOT / "CHANGELOG.md", *PAGES]:
+        for target, anchor in re.findall(r"\]\(([^)#:]*)(?:#([^)]*))?\)", page.read_text()):
+            path = (page.parent / target) if target else page
+            assert path.exists(), f"{page.name} links to {target}, which does not exist"
+            if anchor and path.suffix == ".md":
+                assert anchor in heading_anchors(path.read_text()), f"{page.name} links to {target}#{anchor}"
+
+
+def test_the_readme_links_to_every_docs_page() -> None:
+    linked = set(re.findall(r"\]\(docs/([^)#]+)", README.read_text()))
+    assert linked >= {page.name for page in PAGES}

@@ -59,7 +59,7 @@ def dynamic(value: Any, schema: zebrapack.Schema) -> Any:
 
 
 def typed(value: Any, type_ref: TypeRef, schema: zebrapack.Schema, field_level: bool = False) -> Any:
-    """A value of a declared type, under the README's mapping rules."""
+    """A value of a declared type, under the mapping rules of docs/mapping.md."""
     kind = type_ref.kind
     if kind == Kind.TIME:
         moment = parse_time(value["$time"])

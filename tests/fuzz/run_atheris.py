@@ -19,7 +19,7 @@ commit it to the target's folder, where the normal test suite replays it):
 
 The Cython core is not instrumented in an ordinary build, so libFuzzer steers
 by the Python code's coverage only; build the core with clang and
-CFLAGS="-fsanitize=fuzzer-no-link,address" (see the README) for coverage and
+CFLAGS="-fsanitize=fuzzer-no-link,address" (see docs/sanitizers-and-fuzzing.md) for coverage and
 AddressSanitizer inside it.
 """
 

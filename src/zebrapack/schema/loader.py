@@ -296,7 +296,7 @@ def load(
     write them back on encode, so a read-modify-write loses nothing.
     ``zero_allowance``: how many values the zero values of absent fields and
     nils may hold in one decode call beyond each record's own zero value and
-    the input's bytes (README, "Untrusted input and limits").
+    the input's bytes (docs/limits.md).
     Raises ``SchemaError`` for a malformed schema, and ``OSError``
     (``FileNotFoundError``, ...) for a file that cannot be read.
     """
