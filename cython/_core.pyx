@@ -93,12 +93,22 @@ cdef extern from "zp_object.h":
     object zp_alloc_instance(PyTypeObject *tp)
     void zp_slot_set(object obj, Py_ssize_t offset, object value) noexcept
     PyObject *zp_slot_get(object obj, Py_ssize_t offset) noexcept
+    bint zp_small_long(object o, long long *out) noexcept
 
 cdef extern from "zp_stack.h":
     uintptr_t zp_stack_here() noexcept nogil
     void zp_stack_bounds(uintptr_t *low, uintptr_t *floor) noexcept nogil
 
 cdef extern from "Python.h":
+    PyTypeObject PyLong_Type
+    PyTypeObject PyFloat_Type
+    PyTypeObject PyUnicode_Type
+    PyTypeObject PyBool_Type
+    PyTypeObject PyDict_Type
+    PyTypeObject PyList_Type
+    bint PyUnicode_IS_COMPACT_ASCII(object o) noexcept
+    Py_ssize_t PyUnicode_GET_LENGTH(object o) noexcept
+    void *PyUnicode_DATA(object o) noexcept
     int _PyBytes_Resize(PyObject **bytes, Py_ssize_t newsize) except -1
     int PyDict_SetItem(object d, object key, object value) except -1
     dict _PyDict_NewPresized(Py_ssize_t minused)
