@@ -45,7 +45,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_Fro
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport Py_TYPE, PyObject, PyObject_TypeCheck, PyTypeObject
 from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
-from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.tuple cimport PyTuple_Check, PyTuple_CheckExact, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_Check, PyUnicode_DecodeUTF8
 from libc.math cimport signbit
 from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
@@ -153,6 +153,7 @@ cdef object _DecodeError = DecodeError
 cdef object _EncodeError = EncodeError
 
 include "_plan.pxi"
+include "_record.pxi"
 include "_trail.pxi"
 include "_unpacker.pxi"
 include "_packer.pxi"

@@ -641,6 +641,8 @@ cdef object finish_struct(Reader *r, StructPlan sp, object partial, dict unknown
             zp_slot_set(partial, sp.unknown_offset, unknown)
         if sp.post_init is not None:
             sp.post_init(partial)
+        elif sp.untrackable:
+            untrack_if_atomic(partial, sp)
         return partial
     for fp in sp.fields:
         if fp.attr not in partial:
