@@ -94,6 +94,7 @@ cdef extern from "zp_object.h":
     void zp_slot_set(object obj, Py_ssize_t offset, object value) noexcept
     PyObject *zp_slot_get(object obj, Py_ssize_t offset) noexcept
     bint zp_small_long(object o, long long *out) noexcept
+    bint zp_long_is_zero(object o) noexcept
 
 cdef extern from "zp_stack.h":
     uintptr_t zp_stack_here() noexcept nogil

@@ -575,6 +575,34 @@ cdef Py_ssize_t map_header_size(Py_ssize_t n) noexcept:
     return 1 if n <= 15 else 3 if n <= 0xffff else 5
 
 
+cdef inline bint is_plain_zero(FieldPlan fp, int kind, object value) noexcept:
+    """Whether value is, with its exact built-in type, the zero of the field's type: an
+    omitted field is then skipped before its key is written. Anything else (wrong
+    types, subclasses) goes through write_value, which decides and raises."""
+    cdef PyTypeObject *tp = Py_TYPE(value)
+    cdef double d
+    if fp.time_field or kind == K_POINTER or kind == K_IFACE:
+        return value is None
+    if kind == K_STRING:
+        return tp == &PyUnicode_Type and PyUnicode_GET_LENGTH(value) == 0
+    if kind >= K_UINT and kind <= K_INT64:
+        return tp == &PyLong_Type and zp_long_is_zero(value)
+    if kind == K_F64 or kind == K_F32:
+        if tp != &PyFloat_Type:
+            return False
+        d = PyFloat_AS_DOUBLE(value)
+        return d == 0.0 and not signbit(d)
+    if kind == K_BOOL:
+        return value is False
+    if kind == K_SLICE:
+        return tp == &PyList_Type and PyList_GET_SIZE(value) == 0
+    if kind == K_MAP:
+        return tp == &PyDict_Type and PyDict_Size(value) == 0
+    if kind == K_BYTES:
+        return PyBytes_CheckExact(value) and PyBytes_GET_SIZE(value) == 0
+    return False
+
+
 cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
     """Fields in zid order (declaration order in msgp mode) under a map header
     sized for the fields actually written, as the reference writes it."""
@@ -612,9 +640,11 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
             value = <object>slot
         else:
             value = getattr(obj, fp.attr)
+        omit = fp.omitempty or not w.msgp
+        if omit and is_plain_zero(fp, fp.type.kind, value):
+            continue
         key_pos = w.pos
         put_bytes_object(w, fp.tag_key if w.msgp else fp.zid_key)
-        omit = fp.omitempty or not w.msgp
         if fp.time_field:
             written = write_time(w, fp.type, value, omit, True)
         elif fp.type.kind == K_POINTER and value is not None:

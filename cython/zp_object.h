@@ -68,4 +68,13 @@ static inline int zp_small_long(PyObject *o, long long *out) {
 #endif
 }
 
+/* Whether an exact int is 0. */
+static inline int zp_long_is_zero(PyObject *o) {
+#if PY_VERSION_HEX >= 0x030C0000
+    return _PyLong_IsCompact((PyLongObject *)o) && _PyLong_CompactValue((PyLongObject *)o) == 0;
+#else
+    return Py_SIZE(o) == 0;
+#endif
+}
+
 #endif
