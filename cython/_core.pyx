@@ -110,6 +110,7 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_COMPACT_ASCII(object o) noexcept
     Py_ssize_t PyUnicode_GET_LENGTH(object o) noexcept
     void *PyUnicode_DATA(object o) noexcept
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     int _PyBytes_Resize(PyObject **bytes, Py_ssize_t newsize) except -1
     int PyDict_SetItem(object d, object key, object value) except -1
     dict _PyDict_NewPresized(Py_ssize_t minused)
