@@ -647,6 +647,8 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         put_bytes_object(w, fp.tag_key if w.msgp else fp.zid_key)
         if fp.time_field:
             written = write_time(w, fp.type, value, omit, True)
+        elif write_exact_scalar(w, fp.type, <PyObject *>value):
+            written = 1                     # zeros to omit were skipped above
         elif fp.type.kind == K_POINTER and value is not None:
             # a non-nil *T is written as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)
