@@ -45,7 +45,7 @@ from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_Fro
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport Py_TYPE, PyObject, PyObject_TypeCheck, PyTypeObject
 from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
-from cpython.tuple cimport PyTuple_Check, PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.tuple cimport PyTuple_Check, PyTuple_CheckExact, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_Check, PyUnicode_DecodeUTF8
 from libc.math cimport signbit
 from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
@@ -93,12 +93,24 @@ cdef extern from "zp_object.h":
     object zp_alloc_instance(PyTypeObject *tp)
     void zp_slot_set(object obj, Py_ssize_t offset, object value) noexcept
     PyObject *zp_slot_get(object obj, Py_ssize_t offset) noexcept
+    bint zp_small_long(object o, long long *out) noexcept
+    bint zp_long_is_zero(object o) noexcept
 
 cdef extern from "zp_stack.h":
     uintptr_t zp_stack_here() noexcept nogil
     void zp_stack_bounds(uintptr_t *low, uintptr_t *floor) noexcept nogil
 
 cdef extern from "Python.h":
+    PyTypeObject PyLong_Type
+    PyTypeObject PyFloat_Type
+    PyTypeObject PyUnicode_Type
+    PyTypeObject PyBool_Type
+    PyTypeObject PyDict_Type
+    PyTypeObject PyList_Type
+    bint PyUnicode_IS_COMPACT_ASCII(object o) noexcept
+    Py_ssize_t PyUnicode_GET_LENGTH(object o) noexcept
+    void *PyUnicode_DATA(object o) noexcept
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
     int _PyBytes_Resize(PyObject **bytes, Py_ssize_t newsize) except -1
     int PyDict_SetItem(object d, object key, object value) except -1
     dict _PyDict_NewPresized(Py_ssize_t minused)
@@ -143,6 +155,7 @@ cdef object _DecodeError = DecodeError
 cdef object _EncodeError = EncodeError
 
 include "_plan.pxi"
+include "_record.pxi"
 include "_trail.pxi"
 include "_unpacker.pxi"
 include "_packer.pxi"

@@ -466,9 +466,57 @@ cdef int put_ext_value(Writer *w, object value) except -1:
 
 # -- containers and structs -------------------------------------------------------
 
+cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except -1:
+    """The common element of a slice or map: an exact int, float, ASCII str or bool
+    that fits its declared type, written without the generic dispatch (no Python
+    code runs, so the container cannot change under it). 1 when it wrote the item;
+    0 leaves it to write_value, which also raises every error."""
+    cdef int kind = t.kind
+    cdef PyTypeObject *tp = Py_TYPE(<object>item)
+    cdef int overflow = 0
+    cdef long long sv
+    cdef Py_ssize_t n
+    if tp == &PyLong_Type:
+        if kind < K_UINT or kind > K_INT64:
+            return 0
+        if not zp_small_long(<object>item, &sv):
+            sv = PyLong_AsLongLongAndOverflow(<object>item, &overflow)
+            if overflow != 0:
+                return 0
+        if t.is_signed:
+            if sv < t.imin or sv > t.imax:
+                return 0
+            put_signed(w, sv)
+        else:
+            if sv < 0 or <uint64_t>sv > t.umax:
+                return 0
+            put_unsigned(w, <uint64_t>sv)
+        return 1
+    if tp == &PyFloat_Type:
+        if kind != K_F64:
+            return 0
+        put_f64(w, PyFloat_AS_DOUBLE(<object>item))
+        return 1
+    if tp == &PyUnicode_Type:
+        if kind != K_STRING or not PyUnicode_IS_COMPACT_ASCII(<object>item):
+            return 0
+        n = PyUnicode_GET_LENGTH(<object>item)
+        put_str_header(w, n)
+        put_raw(w, PyUnicode_DATA(<object>item), n)
+        return 1
+    if tp == &PyBool_Type:
+        if kind != K_BOOL:
+            return 0
+        put_byte(w, 0xc3 if <object>item is True else 0xc2)
+        return 1
+    return 0
+
+
 cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -1:
     """A slice or fixed array from a list or tuple."""
     cdef Py_ssize_t n, i
+    cdef PyObject *item
+    cdef TypePlan elem = t.elem
     cdef bint is_list = PyList_Check(value)
     if not is_list and not PyTuple_Check(value):
         detail = "None is only allowed for pointers and interfaces" if value is None else None
@@ -486,16 +534,19 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         if is_list:
             if PyList_GET_SIZE(value) != n:
                 writer_fail(w, "list changed size while it was encoded")
-            item = <object>PyList_GET_ITEM(value, i)
+            item = PyList_GET_ITEM(value, i)
         else:
-            item = <object>PyTuple_GET_ITEM(value, i)
-        write_value(w, t.elem, item, False)
+            item = PyTuple_GET_ITEM(value, i)
+        if not write_exact_scalar(w, elem, item):
+            held = <object>item     # a strong reference: write_value may run Python code
+            write_value(w, elem, held, False)
     trail_leave(&w.trail)
     return 1
 
 
 cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef Py_ssize_t n, written = 0, position = 0
+    cdef TypePlan key_plan = t.key, elem = t.elem
     cdef PyObject *key_ref
     cdef PyObject *value_ref
     if not PyDict_Check(value):
@@ -506,12 +557,13 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     put_map_header(w, n)
     writer_enter(w)
     while PyDict_Next(value, &position, &key_ref, &value_ref):
-        key = <object>key_ref
-        item = <object>value_ref
         trail_key_reading(&w.trail)
-        trail_key(&w.trail, key)
-        write_value(w, t.key, key, False)
-        write_value(w, t.elem, item, False)
+        trail_key(&w.trail, <object>key_ref)
+        if not write_exact_scalar(w, key_plan, key_ref):
+            write_value(w, key_plan, <object>key_ref, False)
+        if not write_exact_scalar(w, elem, value_ref):
+            held = <object>value_ref    # a strong reference: write_value may run Python code
+            write_value(w, elem, held, False)
         written += 1
     trail_map_done(&w.trail)
     if written != n or PyDict_Size(value) != n:
@@ -521,6 +573,34 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
 
 cdef Py_ssize_t map_header_size(Py_ssize_t n) noexcept:
     return 1 if n <= 15 else 3 if n <= 0xffff else 5
+
+
+cdef inline bint is_plain_zero(FieldPlan fp, int kind, object value) noexcept:
+    """Whether value is, with its exact built-in type, the zero of the field's type: an
+    omitted field is then skipped before its key is written. Anything else (wrong
+    types, subclasses) goes through write_value, which decides and raises."""
+    cdef PyTypeObject *tp = Py_TYPE(value)
+    cdef double d
+    if fp.time_field or kind == K_POINTER or kind == K_IFACE:
+        return value is None
+    if kind == K_STRING:
+        return tp == &PyUnicode_Type and PyUnicode_GET_LENGTH(value) == 0
+    if kind >= K_UINT and kind <= K_INT64:
+        return tp == &PyLong_Type and zp_long_is_zero(value)
+    if kind == K_F64 or kind == K_F32:
+        if tp != &PyFloat_Type:
+            return False
+        d = PyFloat_AS_DOUBLE(value)
+        return d == 0.0 and not signbit(d)
+    if kind == K_BOOL:
+        return value is False
+    if kind == K_SLICE:
+        return tp == &PyList_Type and PyList_GET_SIZE(value) == 0
+    if kind == K_MAP:
+        return tp == &PyDict_Type and PyDict_Size(value) == 0
+    if kind == K_BYTES:
+        return PyBytes_CheckExact(value) and PyBytes_GET_SIZE(value) == 0
+    return False
 
 
 cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
@@ -560,11 +640,15 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
             value = <object>slot
         else:
             value = getattr(obj, fp.attr)
+        omit = fp.omitempty or not w.msgp
+        if omit and is_plain_zero(fp, fp.type.kind, value):
+            continue
         key_pos = w.pos
         put_bytes_object(w, fp.tag_key if w.msgp else fp.zid_key)
-        omit = fp.omitempty or not w.msgp
         if fp.time_field:
             written = write_time(w, fp.type, value, omit, True)
+        elif write_exact_scalar(w, fp.type, <PyObject *>value):
+            written = 1                     # zeros to omit were skipped above
         elif fp.type.kind == K_POINTER and value is not None:
             # a non-nil *T is written as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)
@@ -777,42 +861,56 @@ cdef int write_any(Writer *w, object value) except -1:
     cdef PyObject *value_ref
     cdef Py_ssize_t length
     cdef const char *text
-    if value is None:
-        return put_byte(w, 0xc0) + 1
-    if PyBool_Check(value):
-        return put_byte(w, 0xc3 if value is True else 0xc2) + 1
-    if PyLong_Check(value):
-        if Py_TYPE(value) == <PyTypeObject *>_GoUint64:
-            return put_go_uint64(w, value) + 1
-        # Go's interface encoding: int64 in the signed family, beyond it uint64.
-        sv = PyLong_AsLongLongAndOverflow(value, &overflow)
-        if overflow == 0:
-            return put_signed(w, sv) + 1
-        if overflow > 0 and value.bit_length() <= 64:
-            return put_unsigned(w, PyLong_AsUnsignedLongLong(value)) + 1
-        return writer_fail(w, f"int {_short_repr(value)} does not fit int64 or uint64")
-    if PyFloat_Check(value):
-        if Py_TYPE(value) == <PyTypeObject *>_GoFloat32:
-            return put_f32(w, _FLOAT32_PLAN, PyFloat_AS_DOUBLE(value), value) + 1
-        return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
-    if PyUnicode_Check(value):
+    # The exact types of JSON-like documents first: each failing subtype or
+    # isinstance test of the chain below walks the MRO.
+    cdef PyTypeObject *tp = Py_TYPE(value)
+    if tp == &PyUnicode_Type:
         text = PyUnicode_AsUTF8AndSize(value, &length)
         put_str_header(w, length)
         return put_raw(w, text, length) + 1
-    if PyBytes_Check(value) or PyByteArray_Check(value) or isinstance(value, memoryview):
-        return write_bin(w, _BYTES_PLAN, value, False)
-    if PyDateTime_Check(value):
-        datetime_to_unix(w, value, &seconds, &nanos)
-        return put_time(w, seconds, nanos) + 1
-    if PyComplex_Check(value):
-        if Py_TYPE(value) == <PyTypeObject *>_GoComplex64:
-            return write_complex(w, _COMPLEX64_PLAN, value, False)
-        return write_complex(w, _COMPLEX128_PLAN, value, False)
-    if type(value) is _GoTime:
-        return put_time(w, value.seconds, value.nanoseconds) + 1
-    if isinstance(value, _ExtTypes):
-        check_any_ext(w, value)
-        return put_ext_value(w, value) + 1
+    if tp == &PyLong_Type:
+        sv = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow == 0:
+            return put_signed(w, sv) + 1
+    elif tp == &PyFloat_Type:
+        return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
+    if tp != &PyDict_Type and tp != &PyList_Type:
+        if value is None:
+            return put_byte(w, 0xc0) + 1
+        if PyBool_Check(value):
+            return put_byte(w, 0xc3 if value is True else 0xc2) + 1
+        if PyLong_Check(value):
+            if Py_TYPE(value) == <PyTypeObject *>_GoUint64:
+                return put_go_uint64(w, value) + 1
+            # Go's interface encoding: int64 in the signed family, beyond it uint64.
+            sv = PyLong_AsLongLongAndOverflow(value, &overflow)
+            if overflow == 0:
+                return put_signed(w, sv) + 1
+            if overflow > 0 and value.bit_length() <= 64:
+                return put_unsigned(w, PyLong_AsUnsignedLongLong(value)) + 1
+            return writer_fail(w, f"int {_short_repr(value)} does not fit int64 or uint64")
+        if PyFloat_Check(value):
+            if Py_TYPE(value) == <PyTypeObject *>_GoFloat32:
+                return put_f32(w, _FLOAT32_PLAN, PyFloat_AS_DOUBLE(value), value) + 1
+            return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
+        if PyUnicode_Check(value):
+            text = PyUnicode_AsUTF8AndSize(value, &length)
+            put_str_header(w, length)
+            return put_raw(w, text, length) + 1
+        if PyBytes_Check(value) or PyByteArray_Check(value) or isinstance(value, memoryview):
+            return write_bin(w, _BYTES_PLAN, value, False)
+        if PyDateTime_Check(value):
+            datetime_to_unix(w, value, &seconds, &nanos)
+            return put_time(w, seconds, nanos) + 1
+        if PyComplex_Check(value):
+            if Py_TYPE(value) == <PyTypeObject *>_GoComplex64:
+                return write_complex(w, _COMPLEX64_PLAN, value, False)
+            return write_complex(w, _COMPLEX128_PLAN, value, False)
+        if type(value) is _GoTime:
+            return put_time(w, value.seconds, value.nanoseconds) + 1
+        if isinstance(value, _ExtTypes):
+            check_any_ext(w, value)
+            return put_ext_value(w, value) + 1
     if PyList_Check(value) or PyTuple_Check(value):
         n = len(value)
         put_array_header(w, n)

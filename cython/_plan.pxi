@@ -88,6 +88,7 @@ cdef class StructPlan:
     cdef int build
     cdef object post_init           # __post_init__ of BUILD_SLOTS classes, or None
     cdef bint slots_readable        # every field has a slot offset
+    cdef bint untrackable           # records may leave the collector's lists (_record.pxi)
     cdef tuple fields               # FieldPlan in zid order
     cdef tuple msgp_fields          # FieldPlan in declaration order
     cdef PyObject **by_zid          # borrowed FieldPlan per zid below zid_limit; NULL for unknown and Skip
@@ -317,6 +318,15 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     plan.preserve = preserve
     plan.unknown_offset = slot_offset(plan.cls, UNKNOWN_ATTR) if preserve else -1
     plan.build, plan.post_init = _build_mode(plan)
+    # Only our own record classes re-track on assignment; a __post_init__ or a
+    # __dict__ could store a container unseen.
+    plan.untrackable = (plan.build == BUILD_SLOTS and plan.post_init is None and sp_is_record(plan.cls)
+                        and plan.unknown_offset < 0)
+
+
+cdef bint sp_is_record(object cls):
+    """A subclass of RecordBase without a __dict__ (so every store goes through its setattr)."""
+    return issubclass(cls, RecordBase) and cls.__dictoffset__ == 0
 
 
 cdef tuple _build_mode(StructPlan plan):

@@ -362,6 +362,51 @@ cdef inline object read_bool(Reader *r, TypePlan t, unsigned char b):
 
 # -- strings and bytes ----------------------------------------------------------
 
+# Map keys repeat across the maps of a document and the records of a stream: short
+# ASCII keys come from a small cache (as msgspec's), whose strings already carry
+# their hash. Only touched with the GIL held; a slot is replaced when another key
+# hashes to it.
+cdef enum:
+    KEY_CACHE_SIZE = 512        # a power of two
+    KEY_CACHE_MAX_LENGTH = 16
+
+cdef PyObject *_key_cache[KEY_CACHE_SIZE]
+
+
+cdef object read_fixstr_key(Reader *r):
+    """The fixstr map key at r.pos (checked against the input like any str)."""
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n = str_length(r, r.buf[r.pos], &header)
+    cdef const unsigned char *p = r.buf + r.pos + 1
+    cdef Py_ssize_t i
+    cdef uint32_t h = 2166136261u
+    cdef PyObject *cached
+    if n > KEY_CACHE_MAX_LENGTH:
+        key = PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+        r.pos += 1 + n
+        return key
+    for i in range(n):
+        if p[i] & 0x80:
+            key = PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+            r.pos += 1 + n
+            return key
+        h = (h ^ p[i]) * 16777619u
+    h &= KEY_CACHE_SIZE - 1
+    cached = _key_cache[h]
+    if cached != NULL and PyUnicode_GET_LENGTH(<object>cached) == n \
+            and memcmp(PyUnicode_DATA(<object>cached), p, n) == 0:
+        r.pos += 1 + n
+        return <object>cached
+    key = PyUnicode_New(n, 127)
+    memcpy(PyUnicode_DATA(key), p, n)
+    hash(key)
+    Py_INCREF(key)
+    _key_cache[h] = <PyObject *>key
+    Py_XDECREF(cached)
+    r.pos += 1 + n
+    return key
+
+
 cdef object read_str(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t header = 0
     cdef Py_ssize_t n = str_length(r, b, &header)
@@ -508,7 +553,10 @@ cdef object read_map(Reader *r, TypePlan t, unsigned char b):
     reader_enter(r)
     for i in range(n):
         trail_key_reading(&r.trail)
-        key = read_value(r, t.key)
+        if t.key.kind == K_STRING and r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0:
+            key = read_fixstr_key(r)
+        else:
+            key = read_value(r, t.key)
         trail_key(&r.trail, key)
         PyDict_SetItem(result, key, read_value(r, t.elem))
     trail_map_done(&r.trail)
@@ -641,6 +689,8 @@ cdef object finish_struct(Reader *r, StructPlan sp, object partial, dict unknown
             zp_slot_set(partial, sp.unknown_offset, unknown)
         if sp.post_init is not None:
             sp.post_init(partial)
+        elif sp.untrackable:
+            untrack_if_atomic(partial, sp)
         return partial
     for fp in sp.fields:
         if fp.attr not in partial:
@@ -791,6 +841,8 @@ cdef object read_any(Reader *r):
             if r.pos < r.end and r.buf[r.pos] == 0xc0:
                 r.pos += 1              # Go reads a nil key as "" (msgp's ReadMapKeyZC)
                 key = ""
+            elif r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0:
+                key = read_fixstr_key(r)
             else:
                 key = read_any(r)
             trail_key(&r.trail, key)

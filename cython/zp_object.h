@@ -46,4 +46,35 @@ static inline PyObject *zp_slot_get(PyObject *obj, Py_ssize_t offset) {
     return *zp_slot(obj, offset);
 }
 
+/* The value of an exact int of at most two digits (|v| < 2**60 with 30-bit
+ * digits) read inline; 0 when it is larger (the caller asks the C API). */
+static inline int zp_small_long(PyObject *o, long long *out) {
+#if PY_VERSION_HEX >= 0x030C0000
+    if (_PyLong_IsCompact((PyLongObject *)o)) {
+        *out = (long long)_PyLong_CompactValue((PyLongObject *)o);
+        return 1;
+    }
+    return 0;
+#else
+    const digit *d = ((PyLongObject *)o)->ob_digit;
+    switch (Py_SIZE(o)) {
+    case 0: *out = 0; return 1;
+    case 1: *out = (long long)d[0]; return 1;
+    case -1: *out = -(long long)d[0]; return 1;
+    case 2: *out = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT); return 1;
+    case -2: *out = -((long long)d[0] | ((long long)d[1] << PyLong_SHIFT)); return 1;
+    default: return 0;
+    }
+#endif
+}
+
+/* Whether an exact int is 0. */
+static inline int zp_long_is_zero(PyObject *o) {
+#if PY_VERSION_HEX >= 0x030C0000
+    return _PyLong_IsCompact((PyLongObject *)o) && _PyLong_CompactValue((PyLongObject *)o) == 0;
+#else
+    return Py_SIZE(o) == 0;
+#endif
+}
+
 #endif

@@ -32,3 +32,7 @@ class Codec:
 
 def skip_records(data: bytes | bytearray | memoryview | mmap, start: int, max_records: int, max_end: int,
                  max_depth: int = ..., partial: bool = ...) -> tuple[int, int]: ...
+
+class RecordBase:
+    """C base of the generated record classes: assignment re-tracks an untracked instance."""
+    def __setattr__(self, name: str, value: Any) -> None: ...

@@ -38,6 +38,8 @@ from collections.abc import Callable, Mapping
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from zebrapack._core import RecordBase
+
 if TYPE_CHECKING:
     from .loader import Schema
 
@@ -134,9 +136,10 @@ class RecordClass(type):
     schema and struct name (registered with ``copyreg``), since it cannot import it."""
 
 
-class GeneratedRecord(metaclass=RecordClass):
+class GeneratedRecord(RecordBase, metaclass=RecordClass):
     """The base of the generated classes: an instance pickles as its schema, its
-    struct name and its field values."""
+    struct name and its field values. Its C base (``RecordBase``) lets the decoder
+    leave records that hold no containers untracked by the garbage collector."""
 
     __slots__ = ()
 

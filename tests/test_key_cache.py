@@ -1,0 +1,38 @@
+"""Short ASCII map keys come from a cache shared by every decode: whatever the cache
+holds, each key read is the key written, for map[string]T and interface{} maps."""
+
+from __future__ import annotations
+
+import pytest
+
+import zebrapack
+from zebrapack import DecodeError
+
+
+def keys_of_every_kind() -> list[str]:
+    keys = ["", "a", "é", "ké", "x" * 16, "y" * 17, "z" * 31, "\x7f"]
+    keys += [f"k{i}" for i in range(2000)]     # more keys than cache slots: slots are replaced
+    return keys
+
+
+def test_interface_map_keys_round_trip_through_the_cache(zp: zebrapack.Schema) -> None:
+    prims = zp.types.Prims
+    document = {key: [key, {key: len(key)}] for key in keys_of_every_kind()}
+    for _ in range(3):                          # first reads fill the cache, later ones hit it
+        decoded = zp.decode(zp.encode(prims(Any=document))).Any
+        assert decoded == document
+        assert all(type(key) is str for key in decoded)
+
+
+def test_string_keyed_map_keys_round_trip_through_the_cache(zp: zebrapack.Schema) -> None:
+    compound = zp.types.Compound
+    smap = {key: i for i, key in enumerate(keys_of_every_kind())}
+    for _ in range(3):
+        assert zp.decode(zp.encode(compound(SMap=smap))).SMap == smap
+
+
+def test_truncated_cached_key_is_still_an_error(zp: zebrapack.Schema) -> None:
+    data = zp.encode(zp.types.Compound(SMap={"abcdef": 1}))
+    cut = data[:data.index(b"abcdef") + 3]
+    with pytest.raises(DecodeError, match="SMap"):
+        zp.decode(cut)
