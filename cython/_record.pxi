@@ -8,9 +8,10 @@
 # million records no longer makes every collection traverse them. It stays
 # correct only while no container gets into such a record unseen, so the base
 # class's tp_setattro tracks the instance again before any collector-managed
-# value is stored in it. The one way around it is a member descriptor's __set__
-# (type(record).field.__set__(record, value)); object.__setattr__ is refused by
-# CPython for a class with its own C-level __setattr__.
+# value is stored in it. The ways around it are a member descriptor's __set__
+# (type(record).field.__set__(record, value)) and, from Python 3.13, which no
+# longer refuses it for a class with its own C-level __setattr__, object.__setattr__
+# (docs/performance.md, "Untracked records").
 
 cdef extern from "Python.h":
     bint PyObject_IS_GC(object o) noexcept
