@@ -14,6 +14,8 @@ One extension built from these parts (msgpack-python's layout):
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
+- ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
+  (a stable ABI), for the columnar reader and writer.
 """
 
 cimport cython
@@ -161,3 +163,4 @@ include "_unpacker.pxi"
 include "_packer.pxi"
 include "_codec.pxi"
 include "_scan.pxi"
+include "_arrow_abi.pxi"
