@@ -9,5 +9,6 @@ objects (``RecordBatchStream.read_all``, iteration, ``.schema``) need pyarrow.
 """
 
 from ._read import ArrowSchemaExport, arrow_schema
+from ._write import write
 
-__all__ = ["ArrowSchemaExport", "arrow_schema"]
+__all__ = ["ArrowSchemaExport", "arrow_schema", "write"]
