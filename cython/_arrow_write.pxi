@@ -559,7 +559,7 @@ cdef int aw_int(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
 
 cdef int aw_fail_range(WriteCtx *ctx, Col *c, int64_t v, uint64_t u) except -1 nogil:
     with gil:
-        value = v if c.src_signed else u
+        value = <object>v if c.src_signed else <object>u     # as Python ints: no C conversion between them
         bounds = f"{c.imin}..{c.imax}" if c.is_signed else f"0..{c.umax}"
         return ctx_fail(ctx, f"{value} is outside the range of {_go(c)} ({bounds})")
 
@@ -631,7 +631,8 @@ cdef int aw_float(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
 
 cdef int aw_fail_inexact(WriteCtx *ctx, Col *c, int64_t v, uint64_t u, bint unsigned) except -1 nogil:
     with gil:
-        return ctx_fail(ctx, f"{u if unsigned else v} is not exactly a {_go(c)}")
+        value = <object>u if unsigned else <object>v
+        return ctx_fail(ctx, f"{value} is not exactly a {_go(c)}")
 
 
 cdef int aw_put_time_value(WriteCtx *ctx, int64_t seconds, uint32_t nanos) except -1 nogil:
