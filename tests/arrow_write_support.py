@@ -66,7 +66,7 @@ class _Converter:
         return {child.name: self.field(child, getattr(value, _attr(child.name))) for child in node.children}
 
     def field(self, node: ArrowField, value: Any) -> Any:
-        if node.time_field and (value is None or _nanoseconds(value) == GO_ZERO * 1_000_000_000):
+        if node.time_field and (value is None or self.time(value) == GO_ZERO * 1_000_000_000 // self.nanos_per_unit):
             return None
         return self.value(node, value)
 
@@ -82,7 +82,7 @@ class _Converter:
             return value
         kind = ref.kind
         if kind == Kind.TIME:
-            return _nanoseconds(value) // self.nanos_per_unit
+            return self.time(value)
         if kind in (Kind.COMPLEX64, Kind.COMPLEX128):
             return {"real": value.real, "imag": value.imag}
         if kind == Kind.EXT:
@@ -96,16 +96,23 @@ class _Converter:
             return [self.value(node.children[0], item) for item in value]
         return value
 
+    def time(self, value: Any) -> int:
+        """The column's value: the instant in the unit (rounded down), within int64 (Go
+        times beyond it are clamped: round trips then compare with what was written)."""
+        return min(max(_nanoseconds(value) // self.nanos_per_unit, -2**63), 2**63 - 1)
+
     def raw(self, ref: Any, value: Any) -> bytes:
         """The msgpack bytes encode writes for value there."""
         if ref.kind == Kind.IDENT_IFACE:
-            return interface_bytes(self.schema, value, mode=self.mode, kind=Kind.IDENT_IFACE)
+            return interface_bytes(self.schema, value, structnames=self.structnames, mode=self.mode,
+                                   kind=Kind.IDENT_IFACE)
         if ref.kind == Kind.STRUCT:
             return self.schema.encode(value, structnames=self.structnames, mode=self.mode)
-        return interface_bytes(self.schema, value, mode=self.mode)
+        return interface_bytes(self.schema, value, structnames=self.structnames, mode=self.mode)
 
 
-def interface_bytes(schema: zebrapack.Schema, value: Any, *, mode: str = "zebrapack", kind: Kind = Kind.INTF) -> bytes:
+def interface_bytes(schema: zebrapack.Schema, value: Any, *, structnames: bool = True, mode: str = "zebrapack",
+                    kind: Kind = Kind.INTF) -> bytes:
     """The bytes encode writes for value in an interface{} field (or a named interface
     field): a struct of the schema with such a field, encoded with only that field set."""
     for name, struct_def in schema.model.structs.items():
@@ -113,7 +120,7 @@ def interface_bytes(schema: zebrapack.Schema, value: Any, *, mode: str = "zebrap
             if f.type is not None and f.type.kind == kind:
                 carrier = zebrapack_zero(schema, name)
                 setattr(carrier, f.attr, value)
-                data = schema.encode(carrier, structnames=False, mode=mode)
+                data = schema.encode(carrier, structnames=structnames, mode=mode)
                 return _entry_value(data, f.zid if mode == "zebrapack" else f.tag_name)
     raise AssertionError("the schema has no interface{} field to carry the value")
 
