@@ -1,6 +1,6 @@
 # The Arrow writer: record batches imported through the C Data / C Stream
 # Interface (PyCapsules from pyarrow, Polars, our own reader...) written as
-# records, row by row, straight from the Arrow buffers. One Col per schema
+# records, row by row, straight from the Arrow buffers. One WCol per schema
 # field says how its column is read (the Arrow layout) and written (the plan's
 # kind, omission, key); rows are encoded without the GIL into a malloc'd buffer
 # and come back as chunks of bytes. Every row is written exactly as encode
@@ -86,39 +86,6 @@ cdef extern from *:
         for (Py_ssize_t i = room - 1; i >= 1; i--) { p[i] = (unsigned char)n; n >>= 8; }
     }
 
-    /* Strict UTF-8, as Python's decoder takes it (no surrogates, no overlongs). */
-    static int zp_utf8_valid(const unsigned char *s, Py_ssize_t n) {
-        Py_ssize_t i = 0;
-        while (i < n) {
-            unsigned char c = s[i], c1;
-            if (i + 8 <= n) {
-                uint64_t word;
-                memcpy(&word, s + i, 8);
-                if (!(word & 0x8080808080808080ULL)) { i += 8; continue; }
-            }
-            if (c < 0x80) { i++; continue; }
-            if (c >= 0xc2 && c <= 0xdf) {
-                if (i + 1 >= n || (s[i + 1] & 0xc0) != 0x80) return 0;
-                i += 2;
-            } else if (c >= 0xe0 && c <= 0xef) {
-                if (i + 2 >= n) return 0;
-                c1 = s[i + 1];
-                if ((c1 & 0xc0) != 0x80 || (s[i + 2] & 0xc0) != 0x80) return 0;
-                if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 > 0x9f)) return 0;
-                i += 3;
-            } else if (c >= 0xf0 && c <= 0xf4) {
-                if (i + 3 >= n) return 0;
-                c1 = s[i + 1];
-                if ((c1 & 0xc0) != 0x80 || (s[i + 2] & 0xc0) != 0x80 || (s[i + 3] & 0xc0) != 0x80) return 0;
-                if ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 > 0x8f)) return 0;
-                i += 4;
-            } else {
-                return 0;
-            }
-        }
-        return 1;
-    }
-
     /* The first map entry whose key bytes repeat an earlier key's; -1 if none, -2 out of memory.
        spans: (start, length) of each key in base. */
     static Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) {
@@ -165,7 +132,6 @@ cdef extern from *:
     int zp_out_raw(zp_out *o, const void *p, Py_ssize_t n) noexcept nogil
     Py_ssize_t zp_map_header_room(Py_ssize_t n) noexcept nogil
     void zp_map_header_store(unsigned char *p, Py_ssize_t n, Py_ssize_t room) noexcept nogil
-    int zp_utf8_valid(const unsigned char *s, Py_ssize_t n) noexcept nogil
     Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) noexcept nogil
 
 
@@ -190,9 +156,9 @@ cdef enum:
     L_MAP           # +m
 
 cdef enum:
-    C_VALUE = 0     # a column of values
-    C_CONST = 1     # a field without a column: its zero value's bytes (key included), or nothing
-    C_RAW = 2       # msgpack bytes written verbatim (interface{}, named interfaces, recursive structs)
+    W_VALUE = 0     # a column of values
+    W_CONST = 1     # a field without a column: its zero value's bytes (key included), or nothing
+    W_RAW = 2       # msgpack bytes written verbatim (interface{}, named interfaces, recursive structs)
 
 cdef enum:
     STEP_FIELD = 1
@@ -200,9 +166,9 @@ cdef enum:
     STEP_KEY = 3
 
 
-cdef struct Col:
+cdef struct WCol:
     # what is written
-    int how                 # C_VALUE, C_CONST, C_RAW
+    int how                 # W_VALUE, W_CONST, W_RAW
     int kind                # the plan kind of the value (pointers unwrapped)
     bint ptr                # under a pointer: null is nil, and the value's zero is written
     bint time_field         # a struct's own time.Time field: null is Go's zero time
@@ -222,7 +188,7 @@ cdef struct Col:
     Py_ssize_t key_len
     const unsigned char *name_entry  # the struct's -1 entry, when written
     Py_ssize_t name_len
-    const unsigned char *const_bytes # C_CONST: key + zero value (empty: omitted)
+    const unsigned char *const_bytes # W_CONST: key + zero value (empty: omitted)
     Py_ssize_t const_len
     # how it is read
     int layout
@@ -230,9 +196,9 @@ cdef struct Col:
     bint src_signed
     int64_t per_second      # timestamps: units per second
     Py_ssize_t n_children
-    Col **children          # struct fields in write order; list item; map key, value; complex/ext parts
-    Py_ssize_t *arrow_index # struct: the Arrow child of each field (-1: C_CONST)
-    Col *values             # L_DICT: the dictionary's values
+    WCol **children          # struct fields in write order; list item; map key, value; complex/ext parts
+    Py_ssize_t *arrow_index # struct: the Arrow child of each field (-1: W_CONST)
+    WCol *values             # L_DICT: the dictionary's values
     # bound for each batch
     ArrowArray *arr
     const uint8_t *validity
@@ -242,9 +208,9 @@ cdef struct Col:
     ArrowArray *entries     # L_MAP: the entries struct
 
 
-cdef struct PathStep:
+cdef struct WStep:
     int kind
-    Col *col
+    WCol *col
     int64_t index
 
 
@@ -254,7 +220,7 @@ cdef struct WriteCtx:
     bint structnames
     int64_t row
     Py_ssize_t max_depth
-    PathStep *path          # by level
+    WStep *path          # by level
     Py_ssize_t depth        # the level the value being written is in
     PyObject *root_name
     PyObject *codec         # borrowed Codec (raw checks)
@@ -271,7 +237,7 @@ cdef struct WriteCtx:
 
 cdef str _ctx_path(WriteCtx *ctx):
     cdef Py_ssize_t d
-    cdef PathStep *step
+    cdef WStep *step
     parts = [<object>ctx.root_name]
     for d in range(1, ctx.depth + 1):
         step = &ctx.path[d]
@@ -321,11 +287,11 @@ cdef inline int out_check(WriteCtx *ctx, int status) except -1 nogil:
     return 0
 
 
-cdef inline str _go(Col *c):
+cdef inline str _go(WCol *c):
     return (<TypePlan>c.type_plan).go
 
 
-cdef int aw_fail_null(WriteCtx *ctx, Col *c) except -1 nogil:
+cdef int aw_fail_null(WriteCtx *ctx, WCol *c) except -1 nogil:
     with gil:
         if c.kind == K_TIME:
             detail = "None is only allowed for a time field itself"
@@ -336,7 +302,7 @@ cdef int aw_fail_null(WriteCtx *ctx, Col *c) except -1 nogil:
 
 # -- reading Arrow values ---------------------------------------------------------
 
-cdef inline bint aw_is_null(Col *c, int64_t i) noexcept nogil:
+cdef inline bint aw_is_null(WCol *c, int64_t i) noexcept nogil:
     cdef int64_t at
     if c.layout == L_NULL:
         return True
@@ -346,7 +312,7 @@ cdef inline bint aw_is_null(Col *c, int64_t i) noexcept nogil:
     return (c.validity[at >> 3] >> (at & 7)) & 1 == 0
 
 
-cdef inline int64_t aw_read_int(Col *c, int64_t at) noexcept nogil:
+cdef inline int64_t aw_read_int(WCol *c, int64_t at) noexcept nogil:
     """A signed integer of any width at physical index at."""
     if c.width == 1:
         return (<const int8_t *>c.data1)[at]
@@ -357,7 +323,7 @@ cdef inline int64_t aw_read_int(Col *c, int64_t at) noexcept nogil:
     return (<const int64_t *>c.data1)[at]
 
 
-cdef inline uint64_t aw_read_uint(Col *c, int64_t at) noexcept nogil:
+cdef inline uint64_t aw_read_uint(WCol *c, int64_t at) noexcept nogil:
     if c.width == 1:
         return (<const uint8_t *>c.data1)[at]
     if c.width == 2:
@@ -367,7 +333,7 @@ cdef inline uint64_t aw_read_uint(Col *c, int64_t at) noexcept nogil:
     return (<const uint64_t *>c.data1)[at]
 
 
-cdef int aw_read_bytes(WriteCtx *ctx, Col *c, int64_t i, const unsigned char **p, int64_t *n) except -1 nogil:
+cdef int aw_read_bytes(WriteCtx *ctx, WCol *c, int64_t i, const unsigned char **p, int64_t *n) except -1 nogil:
     """The bytes of a binary or string value (any of its layouts)."""
     cdef int64_t at = i + c.arr.offset, start, stop, index, offset
     cdef const unsigned char *view
@@ -403,7 +369,7 @@ cdef int aw_read_bytes(WriteCtx *ctx, Col *c, int64_t i, const unsigned char **p
     return 0
 
 
-cdef int aw_list_range(WriteCtx *ctx, Col *c, int64_t i, int64_t *start, int64_t *n) except -1 nogil:
+cdef int aw_list_range(WriteCtx *ctx, WCol *c, int64_t i, int64_t *start, int64_t *n) except -1 nogil:
     """The logical indices in the item column of list value i."""
     cdef int64_t at = i + c.arr.offset
     cdef ArrowArray *items = c.entries if c.layout == L_MAP else c.children[0].arr
@@ -427,7 +393,7 @@ cdef int aw_list_range(WriteCtx *ctx, Col *c, int64_t i, int64_t *start, int64_t
     return 0
 
 
-cdef object _col_value(Col *c, int64_t i):
+cdef object _col_value(WCol *c, int64_t i):
     """A scalar as Python sees it, for a map key in an error path."""
     cdef const unsigned char *p = NULL
     cdef int64_t n = 0, at = i + c.arr.offset
@@ -448,7 +414,7 @@ cdef object _col_value(Col *c, int64_t i):
 
 # -- writing values -----------------------------------------------------------------
 
-cdef int aw_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     """Value i of column c; 1 when written, 0 when omit left out a zero value."""
     cdef int kind = c.kind
     if aw_is_null(c, i):
@@ -457,7 +423,7 @@ cdef int aw_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
         return aw_dictionary_value(ctx, c, i, omit)
     if c.ptr:
         omit = False            # a non-nil pointer is written whatever its value
-    if c.how == C_RAW:
+    if c.how == W_RAW:
         return aw_raw(ctx, c, i, omit)
     if kind == K_STRING or kind == K_BYTES or kind == K_BYTEARRAY:
         return aw_binary(ctx, c, i, omit)
@@ -487,7 +453,7 @@ cdef int aw_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
         raise AssertionError(f"no Arrow writer for plan kind {kind}")
 
 
-cdef int aw_null(WriteCtx *ctx, Col *c, bint omit) except -1 nogil:
+cdef int aw_null(WriteCtx *ctx, WCol *c, bint omit) except -1 nogil:
     if c.ptr or c.kind == K_IFACE:
         if omit:
             return 0
@@ -501,7 +467,7 @@ cdef int aw_null(WriteCtx *ctx, Col *c, bint omit) except -1 nogil:
     return aw_fail_null(ctx, c)
 
 
-cdef int aw_dictionary_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_dictionary_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t at = i + c.arr.offset
     cdef int64_t k
     if c.src_signed:
@@ -513,7 +479,7 @@ cdef int aw_dictionary_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except
     return aw_value(ctx, c.values, k, omit)
 
 
-cdef int aw_binary(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_binary(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef const unsigned char *p = NULL
     cdef int64_t n = 0
     aw_read_bytes(ctx, c, i, &p, &n)
@@ -523,7 +489,7 @@ cdef int aw_binary(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
     if n == 0 and omit:
         return 0
     if c.kind == K_STRING:
-        if not zp_utf8_valid(p, n):
+        if zp_utf8_invalid_at(<const uint8_t *>p, n) >= 0:
             return fail_nogil(ctx, "invalid UTF-8 in a string")
         out_check(ctx, zp_out_header(&ctx.out, n, 0xa0, 31, 0xd9, 0xda, 0xdb))
     else:
@@ -531,7 +497,7 @@ cdef int aw_binary(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
     return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
 
 
-cdef int aw_int(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_int(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t at = i + c.arr.offset, v
     cdef uint64_t u
     if c.src_signed:
@@ -557,7 +523,7 @@ cdef int aw_int(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
     return out_check(ctx, zp_out_uint(&ctx.out, u)) + 1
 
 
-cdef int aw_fail_range(WriteCtx *ctx, Col *c, int64_t v, uint64_t u) except -1 nogil:
+cdef int aw_fail_range(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u) except -1 nogil:
     with gil:
         value = <object>v if c.src_signed else <object>u     # as Python ints: no C conversion between them
         bounds = f"{c.imin}..{c.imax}" if c.is_signed else f"0..{c.umax}"
@@ -577,7 +543,7 @@ cdef double aw_half_to_double(uint16_t h) noexcept nogil:
     return -value if h & 0x8000 else value
 
 
-cdef int aw_float(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t at = i + c.arr.offset, v = 0
     cdef uint64_t u = 0
     cdef double d
@@ -629,7 +595,7 @@ cdef int aw_float(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
     return 1
 
 
-cdef int aw_fail_inexact(WriteCtx *ctx, Col *c, int64_t v, uint64_t u, bint unsigned) except -1 nogil:
+cdef int aw_fail_inexact(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u, bint unsigned) except -1 nogil:
     with gil:
         value = <object>u if unsigned else <object>v
         return ctx_fail(ctx, f"{value} is not exactly a {_go(c)}")
@@ -648,7 +614,7 @@ cdef int aw_put_time_value(WriteCtx *ctx, int64_t seconds, uint32_t nanos) excep
     return 0
 
 
-cdef int aw_timestamp(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_timestamp(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t v = (<const int64_t *>c.data1)[i + c.arr.offset]
     cdef int64_t seconds = zp_floor_div(v, c.per_second)
     cdef uint32_t nanos = <uint32_t>((v - seconds * c.per_second) * (1000000000 // c.per_second))
@@ -657,12 +623,12 @@ cdef int aw_timestamp(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nog
     return aw_put_time_value(ctx, seconds, nanos) + 1
 
 
-cdef int aw_complex_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_complex_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t at = i + c.arr.offset
     cdef double part[2]
     cdef uint32_t bits = 0
     cdef int k
-    cdef Col *p
+    cdef WCol *p
     for k in range(2):
         p = c.children[k]
         if aw_is_null(p, at):
@@ -697,12 +663,12 @@ cdef int aw_complex_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1
     return 1
 
 
-cdef int aw_ext_value(WriteCtx *ctx, Col *c, int64_t i) except -1 nogil:
+cdef int aw_ext_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
     """msgp.Extension: struct<code, data>; the header as msgp's thresholds choose it."""
     cdef int64_t at = i + c.arr.offset, code, n = 0
     cdef const unsigned char *p = NULL
-    cdef Col *code_col = c.children[0]
-    cdef Col *data_col = c.children[1]
+    cdef WCol *code_col = c.children[0]
+    cdef WCol *data_col = c.children[1]
     cdef unsigned char *o
     if aw_is_null(code_col, at) or aw_is_null(data_col, at):
         return fail_nogil(ctx, "an ext's code or data is null")
@@ -738,7 +704,7 @@ cdef int aw_ext_value(WriteCtx *ctx, Col *c, int64_t i) except -1 nogil:
     return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
 
 
-cdef int aw_raw(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_raw(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     """Msgpack bytes kept verbatim: checked as encode checks preserved bytes (one value
     that decoding reads back), named interfaces and structs as the struct they are."""
     cdef const unsigned char *p = NULL
@@ -751,7 +717,7 @@ cdef int aw_raw(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
     return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
 
 
-cdef int check_raw_bytes(WriteCtx *ctx, Col *c, const unsigned char *p, Py_ssize_t n) except -1:
+cdef int check_raw_bytes(WriteCtx *ctx, WCol *c, const unsigned char *p, Py_ssize_t n) except -1:
     cdef Reader r
     cdef Codec codec = <Codec>ctx.codec
     cdef TypePlan t = <TypePlan>c.type_plan
@@ -783,7 +749,7 @@ cdef int check_raw_bytes(WriteCtx *ctx, Col *c, const unsigned char *p, Py_ssize
     return 0
 
 
-cdef inline int aw_enter_level(WriteCtx *ctx, Col *c) except -1 nogil:
+cdef inline int aw_enter_level(WriteCtx *ctx, WCol *c) except -1 nogil:
     if c.level > ctx.max_depth:
         with gil:
             return ctx_fail(ctx, f"nesting deeper than max_depth={ctx.max_depth} (does a value contain itself?)")
@@ -791,9 +757,9 @@ cdef inline int aw_enter_level(WriteCtx *ctx, Col *c) except -1 nogil:
     return 0
 
 
-cdef int aw_list(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_list(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t start = 0, n = 0, j
-    cdef Col *item = c.children[0]
+    cdef WCol *item = c.children[0]
     aw_list_range(ctx, c, i, &start, &n)
     if c.kind == K_ARRAY:
         if n != c.length:
@@ -811,12 +777,12 @@ cdef int aw_list(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
     return 1
 
 
-cdef int aw_map_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nogil:
+cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     """A map in entry order; a key written twice is refused (a Python dict, as Go's
     map, holds each key once). Key spans go on a stack in ctx shared by nested maps."""
     cdef int64_t start = 0, n = 0, j, at
-    cdef Col *key = c.children[0]
-    cdef Col *value = c.children[1]
+    cdef WCol *key = c.children[0]
+    cdef WCol *value = c.children[1]
     cdef Py_ssize_t base = ctx.spans_top, found
     cdef Py_ssize_t *grown
     aw_list_range(ctx, c, i, &start, &n)
@@ -854,11 +820,11 @@ cdef int aw_map_value(WriteCtx *ctx, Col *c, int64_t i, bint omit) except -1 nog
     return 1
 
 
-cdef int aw_struct_value(WriteCtx *ctx, Col *c, int64_t at, bint with_name) except -1 nogil:
+cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) except -1 nogil:
     """The struct whose fields are at index ``at`` of their columns: fields in write
     order under a map header sized for the fields actually written."""
     cdef Py_ssize_t header_pos, header_size, count = 0, key_pos, k, body, small
-    cdef Col *f
+    cdef WCol *f
     cdef int written
     header_size = zp_map_header_room(c.n_children + with_name)
     out_check(ctx, zp_out_room(&ctx.out, header_size))
@@ -872,7 +838,7 @@ cdef int aw_struct_value(WriteCtx *ctx, Col *c, int64_t at, bint with_name) exce
         f = c.children[k]
         ctx.path[c.level].kind = STEP_FIELD
         ctx.path[c.level].col = f
-        if f.how == C_CONST:
+        if f.how == W_CONST:
             if f.const_len:
                 out_check(ctx, zp_out_raw(&ctx.out, f.const_bytes, f.const_len))
                 count += 1
@@ -898,7 +864,7 @@ cdef int aw_struct_value(WriteCtx *ctx, Col *c, int64_t at, bint with_name) exce
     return 1
 
 
-cdef int aw_encode_rows(WriteCtx *ctx, Col *root, int64_t start, int64_t stop, Py_ssize_t chunk_bytes,
+cdef int aw_encode_rows(WriteCtx *ctx, WCol *root, int64_t start, int64_t stop, Py_ssize_t chunk_bytes,
                      int64_t row_base, int64_t *done) except -1 nogil:
     """Rows start.. of the bound batch, until stop or until the output holds chunk_bytes."""
     cdef int64_t r
@@ -1078,13 +1044,13 @@ cdef class ArrowRecordEncoder:
     cdef bint msgp
     cdef bint structnames
     cdef list keep              # objects the Cols borrow from
-    cdef Col **cols             # every Col allocated, to free
+    cdef WCol **cols             # every WCol allocated, to free
     cdef Py_ssize_t n_cols
     cdef Py_ssize_t cap_cols
     cdef Py_ssize_t max_level
-    cdef Col *root
+    cdef WCol *root
     cdef WriteCtx ctx
-    cdef list deprecated        # (StructPlan, FieldPlan, Col address) of deprecated fields
+    cdef list deprecated        # (StructPlan, FieldPlan, WCol address) of deprecated fields
     cdef set warned
 
     def __cinit__(self):
@@ -1101,7 +1067,7 @@ cdef class ArrowRecordEncoder:
         self.warned = set()
         if arrow_type.format != "+s":
             raise ValueError(f"a stream of record batches has struct rows, not Arrow format {arrow_type.format!r}")
-        self.root = self._new_col(C_VALUE, K_STRUCT, 1)
+        self.root = self._new_col(W_VALUE, K_STRUCT, 1)
         self.root.layout = L_STRUCT
         self._build_struct(self.root, self.plan, arrow_type, self.plan.name)
         self.ctx.msgp = self.msgp
@@ -1109,7 +1075,7 @@ cdef class ArrowRecordEncoder:
         self.ctx.max_depth = codec.max_depth
         self.ctx.root_name = <PyObject *>self.plan.name
         self.ctx.codec = <PyObject *>codec
-        self.ctx.path = <PathStep *>calloc(self.max_level + 2, sizeof(PathStep))
+        self.ctx.path = <WStep *>calloc(self.max_level + 2, sizeof(WStep))
         if self.ctx.path == NULL:
             raise MemoryError()
 
@@ -1127,13 +1093,13 @@ cdef class ArrowRecordEncoder:
 
     # -- building ----------------------------------------------------------------
 
-    cdef Col *_new_col(self, int how, int kind, Py_ssize_t level) except NULL:
-        cdef Col *c = <Col *>calloc(1, sizeof(Col))
-        cdef Col **grown
+    cdef WCol *_new_col(self, int how, int kind, Py_ssize_t level) except NULL:
+        cdef WCol *c = <WCol *>calloc(1, sizeof(WCol))
+        cdef WCol **grown
         if c == NULL:
             raise MemoryError()
         if self.n_cols == self.cap_cols:
-            grown = <Col **>realloc(self.cols, (self.cap_cols * 2 + 16) * sizeof(Col *))
+            grown = <WCol **>realloc(self.cols, (self.cap_cols * 2 + 16) * sizeof(WCol *))
             if grown == NULL:
                 free(c)
                 raise MemoryError()
@@ -1152,17 +1118,17 @@ cdef class ArrowRecordEncoder:
         self.keep.append(data)
         return <const unsigned char *>PyBytes_AS_STRING(data)
 
-    cdef int _children(self, Col *c, Py_ssize_t n) except -1:
-        c.children = <Col **>calloc(max(n, 1), sizeof(Col *))
+    cdef int _children(self, WCol *c, Py_ssize_t n) except -1:
+        c.children = <WCol **>calloc(max(n, 1), sizeof(WCol *))
         c.arrow_index = <Py_ssize_t *>calloc(max(n, 1), sizeof(Py_ssize_t))
         if c.children == NULL or c.arrow_index == NULL:
             raise MemoryError()
         c.n_children = n
         return 0
 
-    cdef int _build_struct(self, Col *c, StructPlan sp, _ArrowType node, str path) except -1:
+    cdef int _build_struct(self, WCol *c, StructPlan sp, _ArrowType node, str path) except -1:
         cdef FieldPlan fp
-        cdef Col *f
+        cdef WCol *f
         cdef Py_ssize_t k
         if node.format != "+s":
             _schema_error(path, f"expected a struct column for {sp.name}, found Arrow format {node.format!r}")
@@ -1193,7 +1159,7 @@ cdef class ArrowRecordEncoder:
                 f.key = self._borrow(key)
                 f.key_len = len(key)
             else:
-                f = self._new_col(C_CONST, fp.type.kind, c.level + 1)
+                f = self._new_col(W_CONST, fp.type.kind, c.level + 1)
                 c.arrow_index[k] = -1
                 zero = self._zero_field(fp)
                 f.const_bytes = self._borrow(zero)
@@ -1235,18 +1201,18 @@ cdef class ArrowRecordEncoder:
             Py_XDECREF(w.out_bytes)
         return result
 
-    cdef Col *_build_value(self, TypePlan t, _ArrowType node, str path, Py_ssize_t level,
+    cdef WCol *_build_value(self, TypePlan t, _ArrowType node, str path, Py_ssize_t level,
                            bint time_field) except NULL:
-        """The Col of a value of type t read from the Arrow column node."""
+        """The WCol of a value of type t read from the Arrow column node."""
         cdef bint ptr = False
-        cdef Col *c
+        cdef WCol *c
         cdef int kind
         cdef str fmt = node.format
         while t.kind == K_POINTER:
             ptr = True
             t = t.elem
         kind = t.kind
-        c = self._new_col(C_VALUE, kind, level)
+        c = self._new_col(W_VALUE, kind, level)
         c.ptr = ptr
         c.time_field = time_field
         c.type_plan = <PyObject *>t
@@ -1270,7 +1236,7 @@ cdef class ArrowRecordEncoder:
         if kind in (K_INTF, K_IFACE) or (kind == K_STRUCT and fmt in _BIN_FORMATS):
             if fmt not in _BIN_FORMATS or fmt.endswith("u"):
                 self._mismatch(path, t, fmt, "binary holding msgpack bytes")
-            c.how = C_RAW
+            c.how = W_RAW
             c.layout = _BIN_FORMATS[fmt]
             if kind == K_STRUCT:
                 c.struct_plan = <PyObject *>t.struct_plan
@@ -1354,10 +1320,10 @@ cdef class ArrowRecordEncoder:
             return c
         raise AssertionError(f"no Arrow writer for plan kind {kind}")
 
-    cdef int _build_parts(self, Col *c, _ArrowType node, str path, TypePlan t, tuple names,
+    cdef int _build_parts(self, WCol *c, _ArrowType node, str path, TypePlan t, tuple names,
                           tuple first_formats, tuple second_formats) except -1:
         """complex (real, imag) and ext (code, data): a struct of two named columns."""
-        cdef Col *part
+        cdef WCol *part
         cdef Py_ssize_t k
         if node.format != "+s" or sorted(child.name for child in node.children) != sorted(names):
             self._mismatch(path, t, node.format, f"a struct<{', '.join(names)}>")
@@ -1368,7 +1334,7 @@ cdef class ArrowRecordEncoder:
             fmt = (<_ArrowType>child).format
             if fmt not in (first_formats if slot == 0 else second_formats):
                 self._mismatch(f"{path}.{names[slot]}", t, fmt, "its part")
-            part = self._new_col(C_VALUE, K_BYTES, c.level)
+            part = self._new_col(W_VALUE, K_BYTES, c.level)
             part.width = 8 if fmt == "g" else 4
             if fmt in _INT_FORMATS:
                 part.layout = L_INT
@@ -1387,7 +1353,7 @@ cdef class ArrowRecordEncoder:
 
     # -- binding a batch -------------------------------------------------------------
 
-    cdef int _bind(self, Col *c, ArrowArray *arr, int64_t need) except -1:
+    cdef int _bind(self, WCol *c, ArrowArray *arr, int64_t need) except -1:
         """Point c (and its children) at arr, checking the shape the layout needs;
         ``need``: how many logical values its parent may index."""
         cdef Py_ssize_t k
@@ -1418,7 +1384,7 @@ cdef class ArrowRecordEncoder:
             if arr.dictionary == NULL:
                 raise ValueError("a dictionary-encoded Arrow array without its dictionary")
             return self._bind(c.values, arr.dictionary, 0)
-        if c.how != C_VALUE:
+        if c.how != W_VALUE:
             return 0
         if layout == L_STRUCT:
             for k in range(c.n_children):
@@ -1465,9 +1431,9 @@ cdef class ArrowRecordEncoder:
         return data, done, ends
 
     cdef int _warn_deprecated(self) except -1:
-        cdef Col *c
+        cdef WCol *c
         for sp, fp, address in self.deprecated:
-            c = <Col *><Py_ssize_t>address
+            c = <WCol *><Py_ssize_t>address
             if c.deprecated_written and address not in self.warned:
                 self.warned.add(address)
                 warn_deprecated(<StructPlan>sp, <FieldPlan>fp)

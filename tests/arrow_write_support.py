@@ -66,7 +66,7 @@ class _Converter:
         return {child.name: self.field(child, getattr(value, _attr(child.name))) for child in node.children}
 
     def field(self, node: ArrowField, value: Any) -> Any:
-        if node.time_field and (value is None or self.time(value) == GO_ZERO * 1_000_000_000 // self.nanos_per_unit):
+        if node.time_field and (value is None or _nanoseconds(value) == GO_ZERO * 1_000_000_000):
             return None
         return self.value(node, value)
 

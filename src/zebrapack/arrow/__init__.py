@@ -8,7 +8,7 @@ This package needs no Arrow library; only conveniences that return pyarrow
 objects (``RecordBatchStream.read_all``, iteration, ``.schema``) need pyarrow.
 """
 
-from ._read import ArrowSchemaExport, arrow_schema
+from ._read import ArrowSchemaExport, RecordBatchStream, arrow_schema, read
 from ._write import write
 
-__all__ = ["ArrowSchemaExport", "arrow_schema", "write"]
+__all__ = ["ArrowSchemaExport", "RecordBatchStream", "arrow_schema", "read", "write"]
