@@ -18,6 +18,7 @@ from typing import Any
 import msgpack
 
 import zebrapack
+import zebrapack.arrow
 from zebrapack import Kind
 from zebrapack.arrow._mapping import ArrowField, arrow_fields
 
