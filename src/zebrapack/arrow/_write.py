@@ -57,7 +57,7 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
             while start < batch.length:
                 # row numbers in errors count from the stream's first row
                 chunk, done, ends = encoder.encode(batch, start, rows - start, chunk_bytes, indexed)
-                writer.write_encoded(chunk, done - start, memoryview(ends).cast("q") if indexed else None)
+                writer.write_encoded(chunk, done - start, None if ends is None else memoryview(ends).cast("q"))
                 rows += done - start
                 start = done
     except BaseException:
