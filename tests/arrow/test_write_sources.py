@@ -4,6 +4,8 @@ a logical type; it writes to paths and files as schema.writer does (index too)."
 from __future__ import annotations
 
 import io
+import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -185,3 +187,27 @@ def test_write_needs_no_arrow_library_beyond_the_producer(zp: zebrapack.Schema) 
     out = io.BytesIO()
     assert zebrapack.arrow.write(Producer(), out, zp, "A") == 1
     assert out.getvalue() == zp.encode(zp.types.A("x", None, "", 0, 0.0, False))
+
+
+def test_the_gil_is_released_while_a_batch_is_encoded(zp: zebrapack.Schema) -> None:
+    table = table_of(pa, zp, a_records(zp, 2000), "A")
+    table = pa.concat_tables([table] * 100).combine_chunks()
+    ticks: list[float] = []
+    done = threading.Event()
+
+    def ticker() -> None:
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.0005)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    try:
+        start = time.perf_counter()
+        zebrapack.arrow.write(table, io.BytesIO(), zp, "A", chunk_bytes=1 << 40)    # one chunk: one nogil call
+        end = time.perf_counter()
+    finally:
+        done.set()
+        thread.join()
+    during = [tick for tick in ticks if start < tick < end]
+    assert len(during) >= 3, (end - start, len(during))
