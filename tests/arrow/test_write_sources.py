@@ -211,3 +211,14 @@ def test_the_gil_is_released_while_a_batch_is_encoded(zp: zebrapack.Schema) -> N
         thread.join()
     during = [tick for tick in ticks if start < tick < end]
     assert len(during) >= 3, (end - start, len(during))
+
+
+def test_the_readers_own_stream_writes_back_the_file_it_reads(zp: zebrapack.Schema, tmp_path: Path) -> None:
+    source = Path(examples.RECORDS)
+    assert zebrapack.arrow.write(zebrapack.arrow.read(source, zp, "A"), tmp_path / "copy.zpk", zp, "A") == 5
+    assert (tmp_path / "copy.zpk").read_bytes() == source.read_bytes()
+    projected = zebrapack.arrow.read(source, zp, "A", columns=["Name", "Sibs"])
+    out = io.BytesIO()
+    zebrapack.arrow.write(projected, out, zp, "A")
+    assert zp.decode_all(out.getvalue()) == [zp.types.A(r.Name, None, "", r.Sibs, 0.0, False)
+                                             for r in zp.decode_all(source.read_bytes())]
