@@ -167,6 +167,14 @@ def test_a_path_gets_what_schema_writer_writes_with_its_index(zp: zebrapack.Sche
     assert (tmp_path / "arrow.zpk.zpi").read_bytes() == (tmp_path / "default.zpk.zpi").read_bytes()
     zebrapack.arrow.write(table, tmp_path / "other.zpk", zp, "A", index=tmp_path / "named.zpi")
     assert (tmp_path / "named.zpi").read_bytes() == (tmp_path / "default.zpk.zpi").read_bytes()
+    # chunks larger than the writer's buffer go to the file directly: the same file and index
+    many = a_records(zp, 6000)
+    with zp.writer(tmp_path / "many.zpk", index=True) as writer:
+        writer.write_all(many)
+    zebrapack.arrow.write(table_of(pa, zp, many, "A"), tmp_path / "many_arrow.zpk", zp, "A", index=True,
+                          chunk_bytes=100_000)
+    assert (tmp_path / "many_arrow.zpk").read_bytes() == (tmp_path / "many.zpk").read_bytes()
+    assert (tmp_path / "many_arrow.zpk.zpi").read_bytes() == (tmp_path / "many.zpk.zpi").read_bytes()
 
 
 def test_a_binary_file_object_gets_the_records(zp: zebrapack.Schema, tmp_path: Path) -> None:
