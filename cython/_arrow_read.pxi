@@ -991,7 +991,7 @@ cdef int read_complex_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                     return -1
             c.length += 1
             return 0
-    snprintf(d.message, MESSAGE_SIZE, "expected %s (ext %d), found %s", c.go, 3 if c64 else 4, lead_name(b))
+    snprintf(d.message, MESSAGE_SIZE, "expected %s (ext %d), found %s", c.go, <int>(3 if c64 else 4), lead_name(b))
     return dec_fail(d, start)
 
 
