@@ -15,7 +15,8 @@ One extension built from these parts (msgpack-python's layout):
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
 - ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
-  (a stable ABI), for the columnar reader and writer.
+  (a stable ABI), for the columnar reader and writer; ``_arrow_schema.pxi``
+  exports zebrapack.arrow's type mapping as an ``ArrowSchema``.
 """
 
 cimport cython
@@ -164,3 +165,4 @@ include "_packer.pxi"
 include "_codec.pxi"
 include "_scan.pxi"
 include "_arrow_abi.pxi"
+include "_arrow_schema.pxi"
