@@ -8,13 +8,13 @@ from typing import Any
 import pytest
 
 import zebrapack
+import zebrapack.arrow as zpa
 
 from .conftest import engine
 from .oracle import EXTENSION_METADATA, EXTENSION_NAME, expected_schema
 from .sources import SCHEMA_STRUCTS, SCHEMAS
 
 pa = engine("pyarrow")
-zpa = engine("zebrapack.arrow")
 
 
 def arrow_schema(schema: zebrapack.Schema, type_name: str, **options: Any) -> Any:
