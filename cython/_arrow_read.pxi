@@ -21,6 +21,7 @@ cdef extern from "zp_arrow_read.h":
         int64_t len
         int64_t cap
     int zp_buf_grow(zp_buf *b, int64_t extra, int64_t *held) noexcept nogil
+    int zp_buf_grow_to(zp_buf *b, int64_t extra, int64_t *held, int zero) noexcept nogil
     int zp_buf_reserve(zp_buf *b, int64_t extra, int64_t *held) noexcept nogil
     int zp_bits_reserve(zp_buf *b, int64_t index, int64_t *held) noexcept nogil
     void zp_bit_set(uint8_t *bits, int64_t index) noexcept nogil
@@ -81,6 +82,9 @@ cdef struct Col:
     zp_buf validity
     zp_buf offsets
     zp_buf data
+    int64_t hint_validity   # the last batch's capacities: the next one starts there
+    int64_t hint_offsets
+    int64_t hint_data
     Col **children
     int64_t n_children
     # structs
@@ -109,7 +113,8 @@ cdef struct Dec:
     bint time_us
     bint truncated          # the input ended inside a value
     bint failed
-    int64_t held           # bytes held by the column buffers
+    int64_t held            # bytes allocated by the column buffers in this batch
+    int64_t used            # bytes of values appended in this batch (batch_bytes)
     int64_t depth
     int64_t max_depth
     PathStep *steps         # max_depth + 2 entries
@@ -605,6 +610,7 @@ cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
         return dec_no_memory(d)
     memcpy(c.data.ptr + c.data.len, value, c.width)
     c.data.len += c.width
+    d.used += c.width
     if c.nullable and col_valid(d, c) < 0:
         return -1
     c.length += 1
@@ -622,6 +628,7 @@ cdef inline int col_offset(Dec *d, Col *c, int64_t value) noexcept nogil:
         return dec_no_memory(d)
     memcpy(c.offsets.ptr + c.offsets.len, &v, 4)
     c.offsets.len += 4
+    d.used += 4
     return 0
 
 
@@ -631,6 +638,7 @@ cdef inline int col_bytes(Dec *d, Col *c, const unsigned char *p, int64_t n) noe
         return dec_no_memory(d)
     memcpy(c.data.ptr + c.data.len, p, n)
     c.data.len += n
+    d.used += n
     if col_offset(d, c, c.data.len) < 0:
         return -1
     if c.nullable and col_valid(d, c) < 0:
@@ -657,11 +665,13 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
             return dec_no_memory(d)
         memcpy(c.data.ptr + c.data.len, &zero_time, c.width)     # zero, or Go's zero time in us
         c.data.len += c.width
+        d.used += c.width
     elif c.kind == C_FIXED_BINARY:
         if zp_buf_reserve(&c.data, c.fixed, &d.held) < 0:
             return dec_no_memory(d)
         memset(c.data.ptr + c.data.len, 0, c.fixed)
         c.data.len += c.fixed
+        d.used += c.fixed
     elif c.kind == C_STRING or c.kind == C_BINARY:
         if col_offset(d, c, c.data.len) < 0:
             return -1

@@ -303,9 +303,15 @@ cdef int zs_advance(ZStream *z, bint *done) noexcept nogil:
 # -- batches ------------------------------------------------------------------------------
 
 cdef int col_begin(Col *c, int64_t *held) noexcept nogil:
-    """A fresh batch: offsets start with 0."""
+    """A fresh batch: the last batch's capacities (no regrowing), offsets start with 0."""
     cdef int64_t i
     cdef int32_t zero = 0
+    if c.hint_validity and zp_buf_grow_to(&c.validity, c.hint_validity, held, 1) < 0:
+        return -1
+    if c.hint_data and zp_buf_grow_to(&c.data, c.hint_data, held, c.kind == C_BOOL) < 0:
+        return -1
+    if c.hint_offsets and zp_buf_grow_to(&c.offsets, c.hint_offsets, held, 0) < 0:
+        return -1
     if c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW or c.kind == C_LIST or c.kind == C_MAP:
         if zp_buf_reserve(&c.offsets, 4, held) < 0:
             return -1
@@ -350,6 +356,9 @@ cdef int col_export(Col *c, ArrowArray *out) noexcept nogil:
     cdef int64_t i, n_buffers
     cdef void **buffers
     memset(out, 0, sizeof(ArrowArray))
+    c.hint_validity = c.validity.cap
+    c.hint_offsets = c.offsets.cap
+    c.hint_data = c.data.cap
     if c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW:
         n_buffers = 3
     elif c.kind == C_STRUCT or c.kind == C_FIXED_LIST or c.kind == C_COMPLEX or c.kind == C_EXT \
@@ -415,13 +424,13 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
     if z.finished:
         return 0
     col_clear(z.root)
-    z.d.held = 0
+    z.d.held = z.d.used = 0
     if col_begin(z.root, &z.d.held) < 0:
         z.failed = True
         z.error_code = ENOMEM
         snprintf(z.error, ERROR_SIZE, "out of memory for the batch's columns")
         return ENOMEM
-    while rows < z.batch_rows and z.d.held < z.batch_bytes:
+    while rows < z.batch_rows and z.d.used < z.batch_bytes:
         if z.d.pos >= z.d.end:
             rc = zs_advance(z, &done)
             if rc:

@@ -16,9 +16,9 @@ typedef struct {
     int64_t cap;
 } zp_buf;
 
-/* Make room for `extra` more bytes; new bytes are zeroed (validity and bool
- * bitmaps rely on it). Returns -1 when memory runs out. */
-static inline int zp_buf_grow(zp_buf *b, int64_t extra, int64_t *held) {
+/* Make room for `extra` more bytes (at least doubling); `zero`: new bytes are
+ * zeroed (validity and bool bitmaps rely on it). -1 when memory runs out. */
+static inline int zp_buf_grow_to(zp_buf *b, int64_t extra, int64_t *held, int zero) {
     int64_t need = b->len + extra, cap = b->cap ? b->cap : 64;
     uint8_t *p;
     if (extra < 0 || need < 0 || need > ((int64_t)1 << 46))
@@ -28,24 +28,29 @@ static inline int zp_buf_grow(zp_buf *b, int64_t extra, int64_t *held) {
     p = (uint8_t *)realloc(b->ptr, (size_t)cap);
     if (p == NULL)
         return -1;
-    memset(p + b->cap, 0, (size_t)(cap - b->cap));
+    if (zero)
+        memset(p + b->cap, 0, (size_t)(cap - b->cap));
     *held += cap - b->cap;
     b->ptr = p;
     b->cap = cap;
     return 0;
 }
 
+static inline int zp_buf_grow(zp_buf *b, int64_t extra, int64_t *held) {
+    return zp_buf_grow_to(b, extra, held, 0);
+}
+
 static inline int zp_buf_reserve(zp_buf *b, int64_t extra, int64_t *held) {
     if (b->cap - b->len >= extra)
         return 0;
-    return zp_buf_grow(b, extra, held);
+    return zp_buf_grow_to(b, extra, held, 0);
 }
 
 /* Bitmaps: room for bit `index`, which is then set (or left 0). */
 static inline int zp_bits_reserve(zp_buf *b, int64_t index, int64_t *held) {
     int64_t bytes = (index >> 3) + 1;
     if (bytes > b->len) {
-        if (zp_buf_reserve(b, bytes - b->len, held) < 0)
+        if (b->cap < bytes && zp_buf_grow_to(b, bytes - b->len, held, 1) < 0)
             return -1;
         b->len = bytes;
     }
