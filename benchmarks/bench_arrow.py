@@ -46,8 +46,7 @@ import zebrapack
 import zebrapack.examples
 
 from . import _compound, _structs
-from ._harness import RESULTS_DIR, Options, Timing, emit, interleaved, machine, markdown_table, ns, parse_options, \
-    ratio
+from ._harness import RESULTS_DIR, Options, Timing, emit, interleaved, machine, markdown_table, ns, parse_options, ratio
 from ._shapes import SEED, ZP_SCHEMA_PATH, a_values
 
 try:

@@ -37,11 +37,14 @@ from datetime import datetime
 from typing import Any
 
 import msgpack
-import pyarrow as pa
 
 import zebrapack
 from zebrapack import Kind, TypeRef
 from zebrapack.schema.model import StructDef
+
+from .engines import engine
+
+pa = engine("pyarrow")
 
 EXTENSION_NAME = "ARROW:extension:name"
 EXTENSION_METADATA = "ARROW:extension:metadata"

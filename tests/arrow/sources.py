@@ -51,4 +51,5 @@ def _schemas() -> dict[str, zebrapack.Schema]:
 #: Every reference schema by its file's name (zp, zpn, mp, evo1, evo2, iface, my, my2, deep, headerplus).
 SCHEMAS: dict[str, zebrapack.Schema] = _schemas()
 #: (schema name, struct name) of every struct of every reference schema.
-SCHEMA_STRUCTS: list[tuple[str, str]] = [(name, struct) for name, schema in SCHEMAS.items() for struct in schema.structs]
+SCHEMA_STRUCTS: list[tuple[str, str]] = [(name, struct) for name, schema in SCHEMAS.items()
+                                         for struct in schema.structs]

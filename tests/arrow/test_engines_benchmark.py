@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import engine
+from .engines import engine
 
 engine("pyarrow")
 pytest.importorskip("msgspec")

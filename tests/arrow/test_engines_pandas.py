@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import zebrapack.arrow as zpa
 
-from .conftest import RecordFile, engine
+from .conftest import RecordFile
+from .engines import engine
 from .oracle import expected_read
 
 pa = engine("pyarrow")

@@ -9,7 +9,8 @@ import pytest
 
 import zebrapack.arrow as zpa
 
-from .conftest import RecordFile, engine
+from .conftest import RecordFile
+from .engines import engine
 from .oracle import expected_read
 
 pa = engine("pyarrow")

@@ -12,7 +12,8 @@ import pytest
 
 import zebrapack.examples
 
-from .conftest import RecordFile, engine
+from .conftest import RecordFile
+from .engines import engine
 
 TIMEOUT = 120
 
