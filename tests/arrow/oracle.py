@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import struct
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -112,6 +113,15 @@ _FIXEXT_SIZES = {0xd4: 1, 0xd5: 2, 0xd6: 4, 0xd7: 8, 0xd8: 16}
 
 def walk(data: bytes, pos: int = 0) -> Raw:
     """The msgpack object at ``pos`` (ValueError when the bytes are not msgpack)."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 50_000))     # the fuzz corpus nests 1,000 deep (two frames a level)
+    try:
+        return _walk(data, pos)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _walk(data: bytes, pos: int) -> Raw:
     if pos >= len(data):
         raise ValueError(f"msgpack truncated at {pos}")
     head = data[pos]
@@ -141,10 +151,10 @@ def walk(data: bytes, pos: int = 0) -> Raw:
             count, pairs = length(2 if head in (0xdc, 0xde) else 4), head in (0xde, 0xdf)
         items: list[Any] = []
         for _ in range(count):
-            first = walk(data, at)
+            first = _walk(data, at)
             at = first.end
             if pairs:
-                second = walk(data, at)
+                second = _walk(data, at)
                 at = second.end
                 items.append((first, second))
             else:
@@ -452,24 +462,19 @@ def _expected_read(schema: zebrapack.Schema, data: bytes, type_name: str, column
     arrow_schema = expected_schema(schema, type_name, columns, time_unit)
     struct_def = schema.structs[type_name]
     selection = select(schema, struct_def, columns)
-    try:
-        values = schema.decode_all(data, type=type_name, strict=strict)
-    except zebrapack.DecodeError as error:
-        decoded = schema.iter_decode(data, type_name, strict=strict)
-        good = 0
-        try:
-            for _ in decoded:
-                good += 1
-        except zebrapack.DecodeError:
-            pass
-        return Expected(None, good, error)
     converter = _Converter(schema, data, time_unit)
     rows = []
-    for number, ((start, _), value) in enumerate(zip(split_records(data), values, strict=True)):
-        try:
-            rows.append(converter.struct(type_name, value, walk(data, start), (), type_name, selection))
-        except Unrepresentable as error:
-            return Expected(None, number, error)
+    start = 0
+    try:
+        for number, value in enumerate(schema.iter_decode(data, type_name, strict=strict)):
+            raw = walk(data, start)
+            start = raw.end
+            try:
+                rows.append(converter.struct(type_name, value, raw, (), type_name, selection))
+            except Unrepresentable as error:            # the reader stops at the first bad record
+                return Expected(None, number, error)
+    except zebrapack.DecodeError as error:
+        return Expected(None, len(rows), error)
     arrays = [pa.array([row[field.name] for row in rows], bits_type(field.type)).view(field.type)
               for field in arrow_schema]
     return Expected(pa.Table.from_arrays(arrays, schema=arrow_schema))

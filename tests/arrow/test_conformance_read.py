@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .checks import check_read, read_through_c_stream
+from .checks import STRICT_RAW_BUG, check_read, read_through_c_stream
 from .engines import engine
 from .oracle import assert_same_table, expected_read
 from .sources import SOURCES, Source
@@ -18,13 +18,6 @@ pa = engine("pyarrow")
 
 UNITS = ["ns", "us"]
 
-# The records whose recursive struct or named interface values (kept as their own msgpack
-# bytes) hold a struct map: zid keys, which Go reads in a struct and decode(strict=True) takes.
-STRICT_RAW_BUG = pytest.mark.xfail(strict=True, reason=(
-    "arrow-read bug: with strict=True the msgpack bytes of a recursive struct (Tree.Kids, S2.MyTree) or of a "
-    "named interface (Zoo.Pet) are checked as interface{} values, so their struct maps with integer zids are "
-    "refused ('Tree.Kids[0][0]: a map inside interface{} is a map[string]interface{} to Go: its keys are str, "
-    "found negative fixint (strict)') where decode(strict=True) reads the record"))
 STRICT_RAW_CASES = {
     "vectors/zp/Tree_small", "vectors/zp/Tree_deep", "vectors/zpn/Tree_small", "vectors/iface/Zoo",
     "golden/my/S2_001", "golden/my/S2_002", "golden/my/S2_003", "golden/my/S2_004", "golden/my/S2_005",

@@ -14,18 +14,13 @@ import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
+from .checks import CHUNK_BUG
 from .conftest import RecordFile
 from .engines import engine
 from .oracle import assert_same_table, expected_read, split_records, validate_full
 
 pa = engine("pyarrow")
 
-CHUNK_BUG = pytest.mark.xfail(strict=True, reason=(
-    "arrow-read bug: a record that crosses the end of a read chunk (a file object's first 64 KiB, a path's "
-    "1 MiB chunks) keeps what its first, partial decoding appended to the columns: in the A file, record 1217 "
-    "(bytes 65485-65540) leaves one Name too many (pyarrow: 'Column 0 named Name expected length 1218 but got "
-    "length 1219'); the Compound_large record across the first MiB reads 125,805 Ints instead of 70,000. "
-    "Bytes-like sources read right"))
 FILE_OBJECTS = ("binary file", "BytesIO")
 
 
