@@ -53,3 +53,17 @@ SCHEMAS: dict[str, zebrapack.Schema] = _schemas()
 #: (schema name, struct name) of every struct of every reference schema.
 SCHEMA_STRUCTS: list[tuple[str, str]] = [(name, struct) for name, schema in SCHEMAS.items()
                                          for struct in schema.structs]
+
+
+#: (schema, struct, columns): projections the tests ask for, nested paths included.
+COLUMN_CHOICES = [
+    ("zp", "A", ["Name", "GPA"]),
+    ("zp", "A", ["GPA", "Name"]),                              # the schema's order is kept
+    ("zp", "Compound", ["Nested.Y", "Shown", "Ptr.X"]),
+    ("zp", "Compound", ["Nested", "Nested.X"]),                # the whole struct wins
+    ("zp", "Compound", ["Nested.X", "Nested"]),
+    ("zp", "Compound", ["Anys", "Times", "MInner"]),
+    ("my", "Big", ["Myptr.MyTree.Str", "MySlice"]),            # through pointers, two levels
+    ("deep", "Deep", ["Head.When", "Kids"]),
+    ("zp", "A", []),
+]

@@ -12,7 +12,7 @@ import zebrapack.arrow as zpa
 
 from .engines import engine
 from .oracle import EXTENSION_METADATA, EXTENSION_NAME, expected_schema
-from .sources import SCHEMA_STRUCTS, SCHEMAS
+from .sources import COLUMN_CHOICES, SCHEMA_STRUCTS, SCHEMAS
 
 pa = engine("pyarrow")
 
@@ -88,17 +88,6 @@ def test_a_named_interface_is_tagged_with_its_name_and_a_recursive_struct_with_i
     assert not tree.field("Kids").type.value_field.nullable
 
 
-COLUMN_CHOICES = [
-    ("zp", "A", ["Name", "GPA"]),
-    ("zp", "A", ["GPA", "Name"]),                              # the schema's order is kept
-    ("zp", "Compound", ["Nested.Y", "Shown", "Ptr.X"]),
-    ("zp", "Compound", ["Nested", "Nested.X"]),                # the whole struct wins
-    ("zp", "Compound", ["Nested.X", "Nested"]),
-    ("zp", "Compound", ["Anys", "Times", "MInner"]),
-    ("my", "Big", ["Myptr.MyTree.Str", "MySlice"]),            # through pointers, two levels
-    ("deep", "Deep", ["Head.When", "Kids"]),
-    ("zp", "A", []),
-]
 
 
 @pytest.mark.parametrize(("package", "type_name", "columns"), COLUMN_CHOICES,
