@@ -20,6 +20,8 @@ def test_arrow_benchmark_races_every_contender_and_writes_its_table(tmp_path: Pa
                    "(a) decode_all + from_pylist", "(b) msgspec list[Struct] + from_pylist",
                    "(c) pyarrow.json.read_json", "Two-column projection of README A",
                    "Two-column projection of Compound", "Writing README A records", "to_pylist + classes + encode",
-                   "pyarrow "):
+                   "pyarrow ", "| zebrapack.arrow.read |", "| zebrapack.arrow.write |",
+                   "zebrapack.arrow.read, columns=['Name', 'Sibs']"):
         assert needle in text, needle
+    assert "not available" not in text
     assert (tmp_path / "arrow.md").read_text(encoding="utf-8").startswith("## Arrow")
