@@ -47,7 +47,7 @@ import zebrapack.examples
 
 from . import _compound, _structs
 from ._harness import RESULTS_DIR, Options, Timing, emit, interleaved, machine, markdown_table, ns, parse_options, ratio
-from ._shapes import SEED, ZP_SCHEMA_PATH, a_values
+from ._shapes import SEED, ZP_SCHEMA_PATH, a_values, to_builtins
 
 try:
     import zebrapack.arrow as zpa
@@ -139,7 +139,7 @@ def _rows_of(records: Sequence[Any], names: Sequence[str]) -> list[dict[str, Any
     if holders:
         for row in rows:
             for name in holders:
-                row[name] = _plain(row[name])
+                row[name] = to_builtins(row[name])
     return rows
 
 
@@ -156,18 +156,6 @@ def _holds_records(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_holds_records(item) for item in value.values())
     return False
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, msgspec.Struct):
-        return {name: _plain(getattr(value, name)) for name in value.__struct_fields__}
-    if dataclasses.is_dataclass(value):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    return value
 
 
 def read_contenders(shape: Shape, columns: Sequence[str] | None = None) -> dict[str, Callable[[], pa.Table]]:
