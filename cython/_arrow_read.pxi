@@ -606,11 +606,12 @@ cdef inline int col_valid(Dec *d, Col *c) noexcept nogil:
 
 cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
     """Append one fixed-width value (c.width bytes) and close the row."""
-    if c.data.cap - c.data.len < c.width and zp_buf_grow(&c.data, c.width, &d.held) < 0:
-        return dec_no_memory(d)
-    memcpy(c.data.ptr + c.data.len, value, c.width)
-    c.data.len += c.width
-    d.used += c.width
+    if c.width:                         # ([0]byte has nothing to store)
+        if c.data.cap - c.data.len < c.width and zp_buf_grow(&c.data, c.width, &d.held) < 0:
+            return dec_no_memory(d)
+        memcpy(c.data.ptr + c.data.len, value, c.width)
+        c.data.len += c.width
+        d.used += c.width
     if c.nullable and col_valid(d, c) < 0:
         return -1
     c.length += 1
@@ -649,11 +650,12 @@ cdef inline int col_offset(Dec *d, Col *c, int64_t value) noexcept nogil:
 
 cdef inline int col_bytes(Dec *d, Col *c, const unsigned char *p, int64_t n) noexcept nogil:
     """Append one variable-length value and close the row."""
-    if c.data.cap - c.data.len < n and zp_buf_grow(&c.data, n, &d.held) < 0:
-        return dec_no_memory(d)
-    memcpy(c.data.ptr + c.data.len, p, n)
-    c.data.len += n
-    d.used += n
+    if n:                               # (an empty buffer has no pointer to copy to)
+        if c.data.cap - c.data.len < n and zp_buf_grow(&c.data, n, &d.held) < 0:
+            return dec_no_memory(d)
+        memcpy(c.data.ptr + c.data.len, p, n)
+        c.data.len += n
+        d.used += n
     if col_offset(d, c, c.data.len) < 0:
         return -1
     if c.nullable and col_valid(d, c) < 0:
@@ -681,7 +683,7 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
         memcpy(c.data.ptr + c.data.len, &zero_time, c.width)     # zero, or Go's zero time in us
         c.data.len += c.width
         d.used += c.width
-    elif c.kind == C_FIXED_BINARY:
+    elif c.kind == C_FIXED_BINARY and c.fixed:
         if zp_buf_reserve(&c.data, c.fixed, &d.held) < 0:
             return dec_no_memory(d)
         memset(c.data.ptr + c.data.len, 0, c.fixed)
@@ -989,7 +991,7 @@ cdef int read_complex_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                     return -1
             c.length += 1
             return 0
-    snprintf(d.message, MESSAGE_SIZE, "expected %s (ext %d), found %s", c.go, 3 if c64 else 4, lead_name(b))
+    snprintf(d.message, MESSAGE_SIZE, "expected %s (ext %d), found %s", c.go, <int>(3 if c64 else 4), lead_name(b))
     return dec_fail(d, start)
 
 

@@ -12,11 +12,6 @@ from libc.stdio cimport FILE, fclose, fopen, fread, ferror
 from libc.errno cimport errno
 from libc.string cimport strerror
 
-cdef extern from "<stdio.h>":
-    int fseeko(FILE *stream, int64_t offset, int whence) nogil
-    enum:
-        SEEK_SET
-
 cdef extern from "<errno.h>":
     enum:
         EINVAL
@@ -28,6 +23,7 @@ cdef extern from "Python.h":
     int Py_IsInitialized() nogil
 
 cdef extern from "zp_arrow_read.h":
+    int zp_fseek64(FILE *f, int64_t offset) noexcept nogil
     int zp_try_enter(int *busy) noexcept nogil
     void zp_leave(int *busy) noexcept nogil
 
@@ -116,11 +112,11 @@ cdef int zs_fail_split(ZStream *z, int64_t at) noexcept nogil:
 
 
 cdef int zs_fail_os(ZStream *z, const char *what, int code) noexcept nogil:
+    cdef const char *why = strerror(code) if code else NULL
     z.failed = True
     z.d.failed = False
     z.error_code = EIO if code == 0 else code
-    snprintf(z.error, ERROR_SIZE, "%s %s: %s", what, or_text(z.segs[z.seg].path, ""),
-             strerror(code) if code else <const char *>"read failed")
+    snprintf(z.error, ERROR_SIZE, "%s %s: %s", what, or_text(z.segs[z.seg].path, ""), or_text(why, "read failed"))
     return z.error_code
 
 
@@ -241,7 +237,7 @@ cdef int zs_open_segment(ZStream *z) noexcept nogil:
     z.fp = fopen(s.path, "rb")
     if z.fp == NULL:
         return zs_fail_os(z, "opening", errno)
-    if s.start and fseeko(z.fp, s.start, SEEK_SET) != 0:
+    if s.start and zp_fseek64(z.fp, s.start) != 0:
         return zs_fail_os(z, "seeking in", errno)
     z.d.base = s.start
     z.d.buf = z.win
