@@ -481,6 +481,10 @@ cdef void zs_free(ZStream *z) noexcept nogil:
             free(z.d.struct_names[i])
     free(z.d.struct_names)
     free(z.d.struct_name_lens)
+    if z.d.scratch != NULL:
+        for i in range(z.d.n_struct_names):
+            col_free(z.d.scratch[i])
+    free(z.d.scratch)
     if z.segs != NULL:
         for i in range(z.n_segs):
             free(z.segs[i].path)
@@ -631,6 +635,20 @@ cdef class ArrowRecordReader:
             self.z.d.struct_name_lens[i] = len(name)
         self.z.root = col_build(field)
         zp_export_schema(&self.z.schema, field)
+        # the scratch columns that check values kept as their bytes (interface{},
+        # named interfaces, recursive structs) as decode reads them
+        from zebrapack.arrow._mapping import arrow_fields
+        indexes = {name: i for i, name in enumerate(cd._by_name)}
+        self.z.d.scratch = <Col **>calloc(max(len(indexes), 1), sizeof(Col *))
+        if self.z.d.scratch == NULL:
+            raise MemoryError()
+        for name, i in indexes.items():
+            self.z.d.scratch[i] = col_build(arrow_fields(codec, name))
+            if col_begin(self.z.d.scratch[i], &self.z.d.held) < 0:
+                raise MemoryError()
+        for i in range(len(indexes)):
+            col_link_structs(self.z.d.scratch[i], indexes)
+        col_link_structs(self.z.root, indexes)
 
     def __dealloc__(self):
         zs_free(self.z)
