@@ -19,22 +19,12 @@ pa = engine("pyarrow")
 
 # Reader bugs found by these tests, pinned as strict xfails (an xfail that passes fails the
 # suite: remove its mark when the bug is fixed).
-STRICT_RAW_BUG = pytest.mark.xfail(strict=True, reason=(
-    "arrow-read bug: with strict=True the msgpack bytes of a recursive struct (Tree.Kids, S2.MyTree), of a "
-    "named interface (Zoo.Pet) and of a struct inside interface{} (named by its -1 entry) are checked as plain "
-    "interface{} values, so their struct maps with integer keys are refused ('Tree.Kids[0][0]: a map inside "
-    "interface{} is a map[string]interface{} to Go: its keys are str, found negative fixint (strict)') where "
-    "decode(strict=True) reads the record"))
 CHUNK_BUG = pytest.mark.xfail(strict=True, reason=(
     "arrow-read bug: a record that crosses the end of a read chunk (a file object's first 64 KiB, a path's "
     "1 MiB chunks) keeps what its first, partial decoding appended to the columns: in the A file, record 1217 "
     "(bytes 65485-65540) leaves one Name too many (pyarrow: 'Column 0 named Name expected length 1218 but got "
     "length 1219'); the Compound_large record across the first MiB reads 125,805 Ints instead of 70,000. "
     "Bytes-like sources read right"))
-RAW_CHECK_BUG = pytest.mark.xfail(strict=True, reason=(
-    "arrow-read bug: the value of a recursive struct (kept as its own msgpack bytes, Tree.Kids, Tree.Up) is not "
-    "checked as decode checks it: a wrong struct name ('T\\x7fee' for 'Tree') or nil for the -1 key is "
-    "accepted, and a str key that is not UTF-8 is refused where decode skips it"))
 
 
 def read_table(data: Any, source: Source, **options: Any) -> Any:

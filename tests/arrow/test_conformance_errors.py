@@ -14,7 +14,7 @@ import pytest
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
-from .checks import RAW_CHECK_BUG, STRICT_RAW_BUG, check_read
+from .checks import check_read
 from .engines import engine
 from .sources import SCHEMAS, SOURCES, Source
 
@@ -30,19 +30,10 @@ def as_source(schema_name: str, type_name: str) -> Source:
     return Source(f"{schema_name}/{type_name}", SCHEMAS[schema_name], type_name, b"", "zebrapack", True, False)
 
 
-# (corpus file, struct) read with strict=True that STRICT_RAW_BUG refuses
-STRICT_RAW_CORPUS = {("tree-pointers-300-deep", "Tree"), ("struct-name-as-int8-minus-one-in-interface", "Prims")}
-
-
 def _corpus_cases() -> list[Any]:
-    cases = []
-    for path in CORPUS:
-        for schema_name, type_name in CONFIGS:
-            for strict in (False, True):
-                bug = strict and (path.stem, type_name) in STRICT_RAW_CORPUS and schema_name in ("zp", "zpn")
-                cases.append(pytest.param(path, schema_name, type_name, strict, marks=[STRICT_RAW_BUG] if bug else [],
-                                          id=f"{path.stem}-{schema_name}-{type_name}{'-strict' if strict else ''}"))
-    return cases
+    return [pytest.param(path, schema_name, type_name, strict,
+                         id=f"{path.stem}-{schema_name}-{type_name}{'-strict' if strict else ''}")
+            for path in CORPUS for schema_name, type_name in CONFIGS for strict in (False, True)]
 
 
 @pytest.mark.parametrize(("path", "schema_name", "type_name", "strict"), _corpus_cases())
@@ -63,8 +54,7 @@ def test_a_vector_cut_short_is_refused_where_decode_refuses_it(source: Source) -
         check_read(source.data + source.data[:cut], source, time_unit="us")
 
 
-@pytest.mark.parametrize("source", [pytest.param(s, marks=RAW_CHECK_BUG) if s.type == "Tree" else s for s in VECTORS],
-                         ids=repr)
+@pytest.mark.parametrize("source", VECTORS, ids=repr)
 def test_a_vector_with_a_changed_byte_is_read_or_refused_as_decode_does(source: Source) -> None:
     data = source.data
     for position in sorted({0, 1, len(data) // 4, len(data) // 2, len(data) - 2} & set(range(len(data)))):
@@ -73,7 +63,6 @@ def test_a_vector_with_a_changed_byte_is_read_or_refused_as_decode_does(source: 
             check_read(changed, source, time_unit="us")
 
 
-@RAW_CHECK_BUG
 def test_a_recursive_struct_value_with_a_wrong_struct_name_is_refused_as_decode_refuses_it() -> None:
     tree = next(s for s in VECTORS if s.id == "vectors/zp/Tree_small")
     third = tree.data.index(b"\xa4Tree", tree.data.index(b"\xa4Tree", 3) + 1)    # Kids[0].Kids[0]'s -1 name

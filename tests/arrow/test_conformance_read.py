@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .checks import STRICT_RAW_BUG, check_read, read_through_c_stream
+from .checks import check_read, read_through_c_stream
 from .engines import engine
 from .oracle import assert_same_table, expected_read
 from .sources import SOURCES, Source
@@ -18,15 +18,6 @@ pa = engine("pyarrow")
 
 UNITS = ["ns", "us"]
 
-STRICT_RAW_CASES = {
-    "vectors/zp/Tree_small", "vectors/zp/Tree_deep", "vectors/zpn/Tree_small", "vectors/iface/Zoo",
-    "golden/my/S2_001", "golden/my/S2_002", "golden/my/S2_003", "golden/my/S2_004", "golden/my/S2_005",
-    "golden/my/S2_008", "golden/my/S2_009", "golden/my/S2_011", "golden/my/Tree_001", "golden/my/Tree_002",
-    "golden/my/Tree_003", "golden/my/Tree_005", "golden/my/Tree_006", "golden/my/Tree_008",
-    "golden/my/Tree_009", "golden/my/Tree_011", "golden/my/Big_004", "golden/my/Big_008",
-    "golden/headerplus/Plus_004", "golden/headerplus/Plus_006", "golden/headerplus/Plus_008",
-    "golden/headerplus/Plus_010", "golden/deep/Pair_003",
-}
 
 
 @pytest.mark.parametrize("time_unit", UNITS)
@@ -35,8 +26,7 @@ def test_reference_record_reads_as_decode_maps_it(source: Source, time_unit: str
     check_read(source.data, source, time_unit=time_unit)
 
 
-@pytest.mark.parametrize("source", [pytest.param(s, marks=STRICT_RAW_BUG) if s.id in STRICT_RAW_CASES else s
-                                    for s in SOURCES], ids=repr)
+@pytest.mark.parametrize("source", SOURCES, ids=repr)
 def test_reference_record_reads_strictly_as_decode_strict_accepts_it(source: Source) -> None:
     check_read(source.data, source, time_unit="us", strict=True)
 
