@@ -21,6 +21,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Optional
 
 import msgpack
+import msgspec
 
 import zebrapack
 
@@ -167,7 +168,10 @@ class Shape:
 
 
 def to_builtins(value: Any) -> Any:
-    """The record as plain dicts and lists, with every field (msgpack.packb's input)."""
+    """The record (a dataclass or a msgspec.Struct) as plain dicts and lists, with every field
+    (msgpack.packb's input, from_pylist's input)."""
+    if isinstance(value, msgspec.Struct):
+        return {name: to_builtins(getattr(value, name)) for name in value.__struct_fields__}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_builtins(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, list):
