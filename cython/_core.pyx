@@ -16,7 +16,9 @@ One extension built from these parts (msgpack-python's layout):
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
 - ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
   (a stable ABI), for the columnar reader and writer; ``_arrow_schema.pxi``
-  exports zebrapack.arrow's type mapping as an ``ArrowSchema``.
+  exports zebrapack.arrow's type mapping as an ``ArrowSchema``;
+  ``zp_arrow_read.h``, ``_arrow_read.pxi``, ``_arrow_stream.pxi``: the columnar
+  reader (records straight into Arrow buffers, without the GIL) and its C stream.
 """
 
 cimport cython
@@ -166,3 +168,5 @@ include "_codec.pxi"
 include "_scan.pxi"
 include "_arrow_abi.pxi"
 include "_arrow_schema.pxi"
+include "_arrow_read.pxi"
+include "_arrow_stream.pxi"

@@ -8,6 +8,6 @@ This package needs no Arrow library; only conveniences that return pyarrow
 objects (``RecordBatchStream.read_all``, iteration, ``.schema``) need pyarrow.
 """
 
-from ._read import ArrowSchemaExport, arrow_schema
+from ._read import ArrowSchemaExport, RecordBatchStream, arrow_schema, read
 
-__all__ = ["ArrowSchemaExport", "arrow_schema"]
+__all__ = ["ArrowSchemaExport", "RecordBatchStream", "arrow_schema", "read"]

@@ -1,13 +1,26 @@
-"""The reader's Python face: ``arrow_schema`` (and, with the columnar decoder, ``read``)."""
+"""The reader's Python face: ``read`` (a ``RecordBatchStream``) and ``arrow_schema``.
+
+The decoding itself is the core's (``zebrapack._core.ArrowRecordReader``): this
+module resolves the struct and the columns, recognises a leading schema
+document, and lays the sources out as the core reads them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .._core import arrow_schema_capsule
+from .._core import ArrowRecordReader, arrow_schema_capsule
+from .._errors import DecodeError
+from ..streams.index import _schema_prefix_end
+from ..streams.index_format import Split
+from ..streams.self_describing import MAX_SCHEMA_SIZE
 from ._mapping import ArrowField, arrow_fields
 from ._pyarrow import require_pyarrow
+
+#: Bytes looked at to recognise a leading schema document before reading more.
+_HEAD = 1 << 16
 
 
 class ArrowSchemaExport:
@@ -36,3 +49,185 @@ def arrow_schema(schema: Any, type: Any = None, *, columns: Iterable[str] | None
     """The Arrow schema ``read(source, schema, type, columns=..., time_unit=...)``
     produces, without reading data (Dask's ``meta``, Spark's schema)."""
     return ArrowSchemaExport(arrow_fields(schema, type, columns=columns, time_unit=time_unit))
+
+
+def read(source: Any, schema: Any, type: Any = None, *, columns: Iterable[str] | None = None,
+         batch_rows: int = 65536, batch_bytes: int = 64 << 20, time_unit: str = "ns",
+         strict: bool = False) -> RecordBatchStream:
+    """The records of ``source`` as a stream of Arrow record batches (see ``RecordBatchStream``).
+
+    ``source``: a path, a binary file object, a bytes-like object, a
+    ``zebrapack.Split`` (from ``file_splits``), or a list of them, read one
+    after another; a leading schema document (``write_schema=True``) is
+    skipped. ``type``: the struct (a name or one of ``schema.types``), needed
+    when the schema has several. ``columns``: field names or dotted paths into
+    nested structs; the other fields are skipped on the wire. A batch holds at
+    most ``batch_rows`` rows and closes once its buffers reach about
+    ``batch_bytes``. ``time_unit``: "ns" or "us" for ``time.Time`` columns.
+    ``strict``: accept exactly what the Go reader accepts, as ``decode(strict=True)``.
+    Nothing is read until a consumer pulls batches.
+    """
+    field = arrow_fields(schema, type, columns=columns, time_unit=time_unit)
+    for name, value in (("batch_rows", batch_rows), ("batch_bytes", batch_bytes)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive int, not {value!r}")
+    sources = list(source) if isinstance(source, (list, tuple)) else [source]
+    for item in sources:
+        _check_source(item)
+    return RecordBatchStream(field, schema, sources, batch_rows=batch_rows, batch_bytes=batch_bytes,
+                             time_us=time_unit == "us", strict=bool(strict))
+
+
+def _check_source(item: Any) -> None:
+    if isinstance(item, (str, os.PathLike, Split, bytes, bytearray, memoryview)) or hasattr(item, "read"):
+        return
+    try:
+        memoryview(item).release()
+    except TypeError:
+        raise TypeError(f"a source is a path, a binary file, a bytes-like object or a zebrapack.Split, "
+                        f"not {item!r}") from None
+
+
+class RecordBatchStream:
+    """Arrow record batches of zebrapack records, decoded in the core.
+
+    Any Arrow consumer takes it through ``__arrow_c_stream__`` (pyarrow's
+    ``RecordBatchReader.from_stream``, ``polars.DataFrame``, DuckDB's
+    ``FROM stream``); each call reads the sources from the start, on whatever
+    thread the consumer pulls from (a file object can only be read once).
+    ``read_next_batch()``, iteration, ``read_all()`` and ``schema`` give pyarrow
+    objects; decoding errors there are ``DecodeError`` naming the record number
+    (``.record``, counted from 0 over all the sources), the field path and the
+    byte offset in its source. Through the C stream the consumer raises its own
+    error with the same text.
+    """
+
+    def __init__(self, field: ArrowField, codec: Any, sources: list[Any], *, batch_rows: int, batch_bytes: int,
+                 time_us: bool, strict: bool) -> None:
+        self._field = field
+        self._codec = codec
+        self._sources = sources
+        self._options = {"batch_rows": batch_rows, "batch_bytes": batch_bytes, "time_us": time_us, "strict": strict}
+        self._file_objects_read = False
+        self._reader: ArrowRecordReader | None = None
+
+    def _open(self) -> ArrowRecordReader:
+        """A fresh reader over the sources, from their start."""
+        if any(_is_file_object(item) for item in self._sources):
+            if self._file_objects_read:
+                raise ValueError("this stream reads a file object, which can only be read once")
+            self._file_objects_read = True
+        reader = ArrowRecordReader(self._field, self._codec, **self._options)
+        max_depth = self._codec.max_depth
+        for item in self._sources:
+            _add_source(reader, item, max_depth)
+        return reader
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        """A fresh reader as an Arrow C stream (``requested_schema`` is not applied:
+        the schema is the one ``arrow_schema`` gives)."""
+        return self._open().export_stream()
+
+    def __arrow_c_schema__(self) -> object:
+        return arrow_schema_capsule(self._field)
+
+    @property
+    def schema(self) -> Any:
+        """The ``pyarrow.Schema`` of the batches (needs pyarrow)."""
+        return require_pyarrow("RecordBatchStream.schema").schema(self)
+
+    def read_next_batch(self) -> Any:
+        """The next ``pyarrow.RecordBatch`` of one reader kept by this stream;
+        ``StopIteration`` at the end (needs pyarrow)."""
+        pa = require_pyarrow("RecordBatchStream.read_next_batch()")
+        if self._reader is None:
+            self._reader = self._open()
+        batch = self._reader.next_batch()
+        if batch is None:
+            raise StopIteration
+        return pa.RecordBatch._import_from_c_capsule(*batch)
+
+    def __iter__(self) -> Iterator[Any]:
+        """``pyarrow.RecordBatch`` objects from a fresh reader (needs pyarrow)."""
+        pa = require_pyarrow("iterating a RecordBatchStream")
+        reader = self._open()
+        while (batch := reader.next_batch()) is not None:
+            yield pa.RecordBatch._import_from_c_capsule(*batch)
+
+    def read_all(self) -> Any:
+        """Every record as one ``pyarrow.Table`` (needs pyarrow)."""
+        pa = require_pyarrow("RecordBatchStream.read_all()")
+        return pa.Table.from_batches(list(self), schema=self.schema)
+
+    def __repr__(self) -> str:
+        return f"<zebrapack.arrow.RecordBatchStream of {self._field.struct}, {len(self._sources)} source(s)>"
+
+
+def _is_file_object(item: Any) -> bool:
+    return hasattr(item, "read") and not isinstance(item, (str, os.PathLike, Split))
+
+
+def _prefix_end(head: bytes | memoryview, max_depth: int) -> int:
+    """Where the records start: after a leading schema document, or 0 (as iter_split)."""
+    try:
+        return _schema_prefix_end(head, max_depth)
+    except DecodeError:
+        return 0        # not one whole object within the schema size limit: records
+
+
+def _may_start_with_schema(head: bytes | memoryview) -> bool:
+    """A schema document is a map whose first key is a str (cheap test before reading more)."""
+    if len(head) < 2:
+        return False
+    lead, key = head[0], head[1 if 0x80 <= head[0] <= 0x8f else 3 if head[0] == 0xde else 5]
+    return (0x80 <= lead <= 0x8f or lead in (0xde, 0xdf)) and (0xa0 <= key <= 0xbf or key in (0xd9, 0xda, 0xdb))
+
+
+def _add_source(reader: ArrowRecordReader, item: Any, max_depth: int) -> None:
+    if isinstance(item, Split):
+        _add_split(reader, item, max_depth)
+    elif isinstance(item, (str, os.PathLike)):
+        path = os.fspath(item)
+        size = os.path.getsize(path)
+        reader.add_file(path, _file_prefix_end(path, size, max_depth), size)
+    elif hasattr(item, "read"):
+        head = _read_head(item)
+        start = _prefix_end(head, max_depth) if _may_start_with_schema(head) else 0
+        reader.add_file_object(item, bytes(head[start:]), start)
+    else:
+        with memoryview(item) as view:
+            data = view.cast("B") if view.ndim != 1 or view.format != "B" else view
+            start = _prefix_end(data[:MAX_SCHEMA_SIZE], max_depth) if _may_start_with_schema(data[:8]) else 0
+        reader.add_buffer(item, start)
+
+
+def _read_head(fileobj: Any) -> bytes:
+    head = fileobj.read(_HEAD) or b""
+    if _may_start_with_schema(head):
+        while len(head) < MAX_SCHEMA_SIZE:
+            more = fileobj.read(MAX_SCHEMA_SIZE - len(head))
+            if not more:
+                break
+            head += more
+    return bytes(head)
+
+
+def _file_prefix_end(path: str, size: int, max_depth: int) -> int:
+    with open(path, "rb") as handle:
+        head = handle.read(_HEAD)
+        if not _may_start_with_schema(head):
+            return 0
+        head += handle.read(min(size, MAX_SCHEMA_SIZE) - len(head))
+    return _prefix_end(head, max_depth)
+
+
+def _add_split(reader: ArrowRecordReader, split: Split, max_depth: int) -> None:
+    label = f"{split.path}: split {split.start}..{split.stop}: "
+    if split.indexed:
+        for entry in split.entries:
+            reader.add_entry(split.path, entry.start, entry.stop, entry.records, entry.crc, label)
+        return
+    start = split.start
+    if start == 0:
+        start = _file_prefix_end(split.path, split.stop, max_depth)
+    reader.add_file(split.path, start, split.stop, label)

@@ -1,0 +1,1409 @@
+# The columnar reader: records decoded straight into Arrow buffers.
+#
+# A reader compiles its Arrow field tree (zebrapack.arrow._mapping) once into a
+# tree of C column builders (Col): one per Arrow field, each with growable
+# buffers (validity bitmap, offsets, data) and its children. Decoding a record
+# walks the wire with the builders, appending values; nothing here builds a
+# Python object or needs the GIL, so a batch decodes with the GIL released, on
+# any thread. Every length read from the wire is checked against the bytes
+# left before use; nesting is limited by the schema's max_depth. Errors leave
+# their reason, the field path (spelled as decode spells it) and the byte
+# offset in the Dec state; the caller turns them into a DecodeError or the C
+# stream's last error.
+
+from libc.stdio cimport snprintf
+from libc.string cimport strlen
+
+
+cdef extern from "zp_arrow_read.h":
+    ctypedef struct zp_buf:
+        uint8_t *ptr
+        int64_t len
+        int64_t cap
+    int zp_buf_grow(zp_buf *b, int64_t extra, int64_t *held) noexcept nogil
+    int zp_buf_grow_to(zp_buf *b, int64_t extra, int64_t *held, int zero) noexcept nogil
+    int zp_buf_reserve(zp_buf *b, int64_t extra, int64_t *held) noexcept nogil
+    int zp_bits_reserve(zp_buf *b, int64_t index, int64_t *held) noexcept nogil
+    void zp_bit_set(uint8_t *bits, int64_t index) noexcept nogil
+    void zp_bits_truncate(zp_buf *b, int64_t start) noexcept nogil
+    int64_t zp_count_set_bits(const uint8_t *bits, int64_t length) noexcept nogil
+    int64_t zp_utf8_invalid_at(const uint8_t *s, int64_t n) noexcept nogil
+    void zp_crc32_init() noexcept nogil
+    uint32_t zp_crc32(uint32_t crc, const uint8_t *p, int64_t n) noexcept nogil
+    int zp_mul_add_i64(int64_t a, int64_t b, int64_t c, int64_t *out) noexcept nogil
+
+zp_crc32_init()
+
+cdef enum:
+    # Column builder kinds.
+    C_BOOL = 1
+    C_INT = 2           # signed, width 1/2/4/8
+    C_UINT = 3
+    C_F32 = 4
+    C_F64 = 5
+    C_STRING = 6
+    C_BINARY = 7
+    C_FIXED_BINARY = 8
+    C_TIME = 9
+    C_COMPLEX = 10      # struct<real, imag>
+    C_EXT = 11          # struct<code, data>
+    C_RAW = 12          # binary: the value's own msgpack bytes
+    C_STRUCT = 13
+    C_LIST = 14
+    C_FIXED_LIST = 15
+    C_MAP = 16
+    C_ENTRIES = 17      # a map's entries: struct<key, value>
+
+cdef enum:
+    RAW_ANY = 0         # interface{}
+    RAW_IFACE = 1       # a named interface: a map naming a struct of the schema
+    RAW_STRUCT = 2      # a struct met again inside itself
+
+cdef enum:
+    MESSAGE_SIZE = 512
+    PATH_SIZE = 1024
+
+
+cdef struct Col:
+    int kind
+    int wire_kind           # plan kind (K_*) of the wire type, pointers removed
+    int width               # bytes per value of fixed-width data
+    bint nullable
+    bint time_field         # a struct's own time.Time: Go's zero time is null
+    bint is_signed
+    int64_t imin
+    int64_t imax
+    uint64_t umax
+    int64_t fixed           # N of [N]byte and [N]T
+    int raw_kind
+    char *go                # Go spelling, for messages
+    char *name              # Go field name, for paths
+    int64_t length
+    zp_buf validity
+    zp_buf offsets
+    zp_buf data
+    int64_t hint_validity   # the last batch's capacities: the next one starts there
+    int64_t hint_offsets
+    int64_t hint_data
+    Col **children
+    int64_t n_children
+    # structs
+    int32_t *by_zid         # child index per zid, -1: unknown or not chosen
+    int64_t zid_limit
+    char **tags             # each child's FieldTagName (msgp-mode keys)
+    int64_t *tag_lens
+    char *struct_name
+    int64_t struct_name_len
+    uint64_t visit
+    uint64_t *seen          # visit number at which each child was read
+
+
+cdef struct PathStep:
+    int kind                # P_FIELD, P_INDEX, P_KEY, P_ZID (_trail.pxi)
+    const char *name
+    int64_t index           # list index, zid; for keys the key's offset in buf (-1 while it is read)
+
+
+cdef struct Dec:
+    const unsigned char *buf
+    int64_t pos
+    int64_t end
+    int64_t base            # offset of buf[0] in its source
+    bint strict
+    bint time_us
+    bint truncated          # the input ended inside a value
+    bint failed
+    int64_t held            # bytes allocated by the column buffers in this batch
+    int64_t used            # bytes of values appended in this batch (batch_bytes)
+    int64_t depth
+    int64_t max_depth
+    PathStep *steps         # max_depth + 2 entries
+    int64_t *skip_left      # dec_skip's stack: values left at each level (max_depth + 2)
+    int64_t *skip_total     # and their count, negative for maps
+    const char *root
+    char **struct_names     # the schema's structs (named interfaces)
+    int64_t *struct_name_lens
+    int64_t n_struct_names
+    int64_t fail_at         # offset in the source
+    char message[MESSAGE_SIZE]
+    char path[PATH_SIZE]
+
+
+# -- errors -------------------------------------------------------------------------
+
+cdef const char *lead_name(unsigned char b) noexcept nogil:
+    """The msgpack name of a lead byte (wire_type_name's C twin)."""
+    if b <= 0x7f:
+        return "positive fixint"
+    if b <= 0x8f:
+        return "map"
+    if b <= 0x9f:
+        return "array"
+    if b <= 0xbf:
+        return "str"
+    if b >= 0xe0:
+        return "negative fixint"
+    return _LEAD_C_NAMES[b - 0xc0]
+
+cdef const char *_LEAD_C_NAMES[32]
+_LEAD_C_NAMES[:] = [
+    "nil", "the never-used byte 0xc1", "bool", "bool", "bin8", "bin16", "bin32",
+    "ext8", "ext16", "ext32", "float32", "float64", "uint8", "uint16", "uint32", "uint64",
+    "int8", "int16", "int32", "int64", "fixext1", "fixext2", "fixext4", "fixext8",
+    "fixext16", "str8", "str16", "str32", "array16", "array32", "map16", "map32",
+]
+
+
+cdef inline const char *or_text(const char *text, const char *otherwise) noexcept nogil:
+    return text if text != NULL else otherwise
+
+
+cdef int64_t path_append(char *out, int64_t at, const char *text, int64_t n) noexcept nogil:
+    if n < 0:
+        n = <int64_t>strlen(text)
+    if at + n >= PATH_SIZE - 4:
+        n = PATH_SIZE - 4 - at
+        if n < 0:
+            n = 0
+    memcpy(out + at, text, n)
+    return at + n
+
+
+cdef int64_t path_key(Dec *d, char *out, int64_t at, int64_t key_at) noexcept nogil:
+    """A map key as decode's path shows it (Python's repr, shortened)."""
+    cdef char tmp[96]
+    cdef unsigned char b, c
+    cdef int64_t n = 0, i, header = 0, length = 0
+    cdef int64_t sv = 0
+    cdef uint64_t uv = 0
+    if key_at < 0 or key_at >= d.end:
+        return path_append(out, at, "[<key>]", -1)
+    b = d.buf[key_at]
+    if (b & 0xe0) == 0xa0 or 0xd9 <= b <= 0xdb:
+        if (b & 0xe0) == 0xa0:
+            length, header = b & 0x1f, 1
+        elif b == 0xd9 and key_at + 2 <= d.end:
+            length, header = d.buf[key_at + 1], 2
+        elif b == 0xda and key_at + 3 <= d.end:
+            length, header = zp_load_u16(d.buf + key_at + 1), 3
+        elif b == 0xdb and key_at + 5 <= d.end:
+            length, header = zp_load_u32(d.buf + key_at + 1), 5
+        else:
+            return path_append(out, at, "[<key>]", -1)
+        if key_at + header + length > d.end:
+            length = d.end - key_at - header
+        tmp[0] = b"["
+        tmp[1] = b"'"
+        n = 2
+        for i in range(length):
+            if n > 57:
+                memcpy(tmp + n, b"...", 3)
+                n += 3
+                break
+            c = d.buf[key_at + header + i]
+            if c == b"'" or c == b"\\":
+                tmp[n] = b"\\"
+                tmp[n + 1] = c
+                n += 2
+            elif c < 0x20 or c == 0x7f:
+                n += snprintf(tmp + n, 8, "\\x%02x", c)
+            else:
+                tmp[n] = c
+                n += 1
+        if n <= 60:
+            tmp[n] = b"'"
+            n += 1
+        tmp[n] = b"]"
+        return path_append(out, at, tmp, n + 1)
+    if b <= 0x7f or b >= 0xe0:
+        sv = b if b <= 0x7f else <int8_t>b
+        n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>sv)
+    elif 0xcc <= b <= 0xd3 and key_at + 1 + (1 << ((b - 0xcc) & 3)) <= d.end:
+        if b == 0xcc:
+            uv = d.buf[key_at + 1]
+        elif b == 0xcd:
+            uv = zp_load_u16(d.buf + key_at + 1)
+        elif b == 0xce:
+            uv = zp_load_u32(d.buf + key_at + 1)
+        elif b == 0xcf:
+            uv = zp_load_u64(d.buf + key_at + 1)
+        if b >= 0xd0:
+            if b == 0xd0:
+                sv = <int8_t>d.buf[key_at + 1]
+            elif b == 0xd1:
+                sv = <int16_t>zp_load_u16(d.buf + key_at + 1)
+            elif b == 0xd2:
+                sv = <int32_t>zp_load_u32(d.buf + key_at + 1)
+            else:
+                sv = zp_load_i64(d.buf + key_at + 1)
+            n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>sv)
+        else:
+            n = snprintf(tmp, sizeof(tmp), "[%llu]", <unsigned long long>uv)
+    elif b == 0xc2 or b == 0xc3:
+        return path_append(out, at, "[True]" if b == 0xc3 else "[False]", -1)
+    else:
+        return path_append(out, at, "[<key>]", -1)
+    return path_append(out, at, tmp, n)
+
+
+cdef void dec_build_path(Dec *d) noexcept nogil:
+    cdef int64_t at = 0, i
+    cdef char tmp[48]
+    cdef int n
+    cdef PathStep *step
+    at = path_append(d.path, at, or_text(d.root, "$"), -1)
+    for i in range(1, d.depth + 1):
+        step = &d.steps[i]
+        if step.kind == P_FIELD:
+            at = path_append(d.path, at, ".", 1)
+            at = path_append(d.path, at, step.name, -1)
+        elif step.kind == P_INDEX:
+            n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>step.index)
+            at = path_append(d.path, at, tmp, n)
+        elif step.kind == P_KEY:
+            at = path_key(d, d.path, at, step.index)
+        elif step.kind == P_ZID:
+            n = snprintf(tmp, sizeof(tmp), ".<zid %lld>", <long long>step.index)
+            at = path_append(d.path, at, tmp, n)
+        else:
+            break
+    d.path[at] = 0
+
+
+cdef int dec_fail(Dec *d, int64_t at) noexcept nogil:
+    """d.message holds the reason: record where, and the path."""
+    d.failed = True
+    d.fail_at = d.base + at
+    dec_build_path(d)
+    return -1
+
+
+cdef int dec_truncated(Dec *d, int64_t at, int64_t needed) noexcept nogil:
+    d.truncated = True
+    snprintf(d.message, MESSAGE_SIZE, "input ends inside a value: %lld bytes needed, %lld left",
+             <long long>needed, <long long>(d.end - at))
+    return dec_fail(d, at)
+
+
+cdef inline int dec_need(Dec *d, int64_t n) noexcept nogil:
+    if n > d.end - d.pos:
+        return dec_truncated(d, d.pos, n)
+    return 0
+
+
+cdef int dec_type_error(Dec *d, const char *expected, unsigned char b) noexcept nogil:
+    snprintf(d.message, MESSAGE_SIZE, "expected %s, found %s", expected, lead_name(b))
+    return dec_fail(d, d.pos)
+
+
+cdef int dec_no_memory(Dec *d) noexcept nogil:
+    snprintf(d.message, MESSAGE_SIZE, "out of memory for the batch's columns")
+    return dec_fail(d, d.pos)
+
+
+cdef inline int dec_enter(Dec *d) noexcept nogil:
+    if d.depth + 1 > d.max_depth:
+        snprintf(d.message, MESSAGE_SIZE, "nesting deeper than max_depth=%lld", <long long>d.max_depth)
+        return dec_fail(d, d.pos)
+    d.depth += 1
+    d.steps[d.depth].kind = P_NONE
+    return 0
+
+
+# -- wire headers -----------------------------------------------------------------
+
+cdef inline int64_t dec_str_length(Dec *d, unsigned char b, int64_t *header) noexcept nogil:
+    """Byte length of the str at d.pos, checked; -1: not a str; -2: failed."""
+    cdef int64_t n
+    if (b & 0xe0) == 0xa0:
+        n = b & 0x1f
+        header[0] = 1
+    elif b == 0xd9:
+        if dec_need(d, 2) < 0:
+            return -2
+        n = d.buf[d.pos + 1]
+        header[0] = 2
+    elif b == 0xda:
+        if dec_need(d, 3) < 0:
+            return -2
+        n = zp_load_u16(d.buf + d.pos + 1)
+        header[0] = 3
+    elif b == 0xdb:
+        if dec_need(d, 5) < 0:
+            return -2
+        n = zp_load_u32(d.buf + d.pos + 1)
+        header[0] = 5
+    else:
+        return -1
+    if dec_need(d, header[0] + n) < 0:
+        return -2
+    return n
+
+
+cdef inline int64_t dec_bin_length(Dec *d, unsigned char b, int64_t *header) noexcept nogil:
+    cdef int64_t n
+    if b == 0xc4:
+        if dec_need(d, 2) < 0:
+            return -2
+        n = d.buf[d.pos + 1]
+        header[0] = 2
+    elif b == 0xc5:
+        if dec_need(d, 3) < 0:
+            return -2
+        n = zp_load_u16(d.buf + d.pos + 1)
+        header[0] = 3
+    elif b == 0xc6:
+        if dec_need(d, 5) < 0:
+            return -2
+        n = zp_load_u32(d.buf + d.pos + 1)
+        header[0] = 5
+    else:
+        return -1
+    if dec_need(d, header[0] + n) < 0:
+        return -2
+    return n
+
+
+cdef inline int64_t dec_ext_length(Dec *d, unsigned char b, int64_t *header) noexcept nogil:
+    """Data length of the ext at d.pos (its type byte at d.pos + header - 1)."""
+    cdef int64_t n
+    if 0xd4 <= b <= 0xd8:
+        n = 1 << (b - 0xd4)
+        header[0] = 2
+    elif b == 0xc7:
+        if dec_need(d, 3) < 0:
+            return -2
+        n = d.buf[d.pos + 1]
+        header[0] = 3
+    elif b == 0xc8:
+        if dec_need(d, 4) < 0:
+            return -2
+        n = zp_load_u16(d.buf + d.pos + 1)
+        header[0] = 4
+    elif b == 0xc9:
+        if dec_need(d, 6) < 0:
+            return -2
+        n = zp_load_u32(d.buf + d.pos + 1)
+        header[0] = 6
+    else:
+        return -1
+    if dec_need(d, header[0] + n) < 0:
+        return -2
+    return n
+
+
+cdef inline int64_t dec_map_count(Dec *d, unsigned char b) noexcept nogil:
+    """Entries of the map at d.pos, header consumed; -1 (nothing consumed): not a map; -2 failed."""
+    cdef int64_t n
+    if (b & 0xf0) == 0x80:
+        n = b & 0x0f
+        d.pos += 1
+    elif b == 0xde:
+        if dec_need(d, 3) < 0:
+            return -2
+        n = zp_load_u16(d.buf + d.pos + 1)
+        d.pos += 3
+    elif b == 0xdf:
+        if dec_need(d, 5) < 0:
+            return -2
+        n = zp_load_u32(d.buf + d.pos + 1)
+        d.pos += 5
+    else:
+        return -1
+    if n > (d.end - d.pos) >> 1:        # every entry takes two bytes at least
+        dec_truncated(d, d.pos, 2 * n)
+        return -2
+    return n
+
+
+cdef inline int64_t dec_array_count(Dec *d, unsigned char b) noexcept nogil:
+    cdef int64_t n
+    if (b & 0xf0) == 0x90:
+        n = b & 0x0f
+        d.pos += 1
+    elif b == 0xdc:
+        if dec_need(d, 3) < 0:
+            return -2
+        n = zp_load_u16(d.buf + d.pos + 1)
+        d.pos += 3
+    elif b == 0xdd:
+        if dec_need(d, 5) < 0:
+            return -2
+        n = zp_load_u32(d.buf + d.pos + 1)
+        d.pos += 5
+    else:
+        return -1
+    if n > d.end - d.pos:               # every element takes a byte at least
+        dec_truncated(d, d.pos, n)
+        return -2
+    return n
+
+
+cdef inline int dec_wire_int(Dec *d, unsigned char b, int64_t *sv, uint64_t *uv) noexcept nogil:
+    """read_wire_int's twin: INT_SIGNED / INT_UNSIGNED, INT_NONE untouched, -1 failed."""
+    if b <= 0x7f:
+        sv[0] = b
+        d.pos += 1
+        return INT_SIGNED
+    if b >= 0xe0:
+        sv[0] = <int8_t>b
+        d.pos += 1
+        return INT_SIGNED
+    if 0xcc <= b <= 0xcf:
+        if dec_need(d, 1 + (1 << (b - 0xcc))) < 0:
+            return -1
+        if b == 0xcc:
+            uv[0] = d.buf[d.pos + 1]
+        elif b == 0xcd:
+            uv[0] = zp_load_u16(d.buf + d.pos + 1)
+        elif b == 0xce:
+            uv[0] = zp_load_u32(d.buf + d.pos + 1)
+        else:
+            uv[0] = zp_load_u64(d.buf + d.pos + 1)
+        d.pos += 1 + (1 << (b - 0xcc))
+        return INT_UNSIGNED
+    if 0xd0 <= b <= 0xd3:
+        if dec_need(d, 1 + (1 << (b - 0xd0))) < 0:
+            return -1
+        if b == 0xd0:
+            sv[0] = <int8_t>d.buf[d.pos + 1]
+        elif b == 0xd1:
+            sv[0] = <int16_t>zp_load_u16(d.buf + d.pos + 1)
+        elif b == 0xd2:
+            sv[0] = <int32_t>zp_load_u32(d.buf + d.pos + 1)
+        else:
+            sv[0] = zp_load_i64(d.buf + d.pos + 1)
+        d.pos += 1 + (1 << (b - 0xd0))
+        return INT_SIGNED
+    return INT_NONE
+
+
+# -- skipping -----------------------------------------------------------------------
+
+cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
+    """Step over one value, iteratively, nested at most max_depth deep (as skip_value).
+    ``validate``: check it as decode reads an interface{} value (UTF-8 in strs;
+    strict: map keys str/bin/nil and Go's ext shapes; keys Python can hash)."""
+    cdef unsigned char b
+    cdef int64_t n, header = 0, bad
+    cdef int64_t start_depth = d.depth
+    cdef int64_t *left = d.skip_left
+    cdef int64_t *total = d.skip_total
+    cdef int64_t level = 0, index
+    cdef int rc = 0
+    left[0] = 1
+    while True:
+        if left[level] == 0:
+            if level == 0:
+                break
+            level -= 1
+            d.depth -= 1
+            continue
+        left[level] -= 1
+        index = -1
+        if level > 0:
+            d.steps[d.depth].kind = P_INDEX
+            if total[level] < 0:    # a map: keys and values alternate
+                index = -total[level] - left[level] - 1
+                d.steps[d.depth].index = index >> 1
+            else:
+                d.steps[d.depth].index = total[level] - left[level] - 1
+        if d.pos >= d.end:
+            rc = dec_truncated(d, d.pos, 1)
+            break
+        b = d.buf[d.pos]
+        if validate and index >= 0 and (index & 1) == 0:
+            # a map key inside interface{}
+            if d.strict and not ((b & 0xe0) == 0xa0 or 0xd9 <= b <= 0xdb or 0xc4 <= b <= 0xc6 or b == 0xc0):
+                snprintf(d.message, MESSAGE_SIZE, "a map inside interface{} is a map[string]interface{} to Go: "
+                         "its keys are str, found %s (strict)", lead_name(b))
+                rc = dec_fail(d, d.pos)
+                break
+            if (b & 0xf0) == 0x90 or b == 0xdc or b == 0xdd or (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
+                snprintf(d.message, MESSAGE_SIZE, "map key cannot be a Python dict key: unhashable type: '%s'",
+                         "dict" if (b & 0xf0) == 0x80 or b >= 0xde else "list")
+                rc = dec_fail(d, d.pos)
+                break
+        if b <= 0x7f or b >= 0xe0 or b == 0xc0 or b == 0xc2 or b == 0xc3:
+            d.pos += 1
+            continue
+        if 0xca <= b <= 0xd3:
+            n = 1 + _FIXED_SIZES[b - 0xca]
+            if dec_need(d, n) < 0:
+                rc = -1
+                break
+            d.pos += n
+            continue
+        n = dec_str_length(d, b, &header)
+        if n >= 0:
+            if validate:
+                bad = zp_utf8_invalid_at(d.buf + d.pos + header, n)
+                if bad >= 0:
+                    snprintf(d.message, MESSAGE_SIZE, "invalid UTF-8 in a str: byte 0x%02x at position %lld",
+                             d.buf[d.pos + header + bad], <long long>bad)
+                    rc = dec_fail(d, d.pos)
+                    break
+            d.pos += header + n
+            continue
+        if n == -1:
+            n = dec_bin_length(d, b, &header)
+        if n == -1:
+            n = dec_ext_length(d, b, &header)
+            if n >= 0 and validate and d.strict:
+                code = <int8_t>d.buf[d.pos + header - 1]
+                if (code == 3 and b != 0xd7) or (code == 4 and b != 0xd8) or (code == 5 and (b != 0xc7 or n != 12)):
+                    snprintf(d.message, MESSAGE_SIZE, "ext %d of %lld bytes in a %s: Go reads ext %d as %s only (strict)",
+                             code, <long long>n, lead_name(b), code,
+                             "complex64 (fixext8)" if code == 3 else
+                             "complex128 (fixext16)" if code == 4 else "time.Time (ext8, 12 bytes)")
+                    rc = dec_fail(d, d.pos)
+                    break
+        if n >= 0:
+            d.pos += header + n
+            continue
+        if n == -2:
+            rc = -1
+            break
+        n = dec_array_count(d, b)
+        if n == -1:
+            n = dec_map_count(d, b)
+            if n >= 0:
+                n *= 2
+                if dec_enter(d) < 0:
+                    rc = -1
+                    break
+                level += 1
+                left[level] = n
+                total[level] = -n
+                continue
+        elif n >= 0:
+            if dec_enter(d) < 0:
+                rc = -1
+                break
+            level += 1
+            left[level] = total[level] = n
+            continue
+        if n == -2:
+            rc = -1
+            break
+        snprintf(d.message, MESSAGE_SIZE, "0xc1 is never used in msgpack")
+        rc = dec_fail(d, d.pos)
+        break
+    if rc == 0:
+        d.depth = start_depth
+    return rc
+
+
+# -- appending ----------------------------------------------------------------------
+
+cdef inline int col_valid(Dec *d, Col *c) noexcept nogil:
+    """Mark row c.length valid (nullable columns only)."""
+    if zp_bits_reserve(&c.validity, c.length, &d.held) < 0:
+        return dec_no_memory(d)
+    zp_bit_set(c.validity.ptr, c.length)
+    return 0
+
+
+cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
+    """Append one fixed-width value (c.width bytes) and close the row."""
+    if c.data.cap - c.data.len < c.width and zp_buf_grow(&c.data, c.width, &d.held) < 0:
+        return dec_no_memory(d)
+    memcpy(c.data.ptr + c.data.len, value, c.width)
+    c.data.len += c.width
+    d.used += c.width
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
+cdef inline int col_offset(Dec *d, Col *c, int64_t value) noexcept nogil:
+    """Append the end offset of the row being closed (utf8, binary, list, map)."""
+    cdef int32_t v
+    if value > 0x7fffffff:
+        snprintf(d.message, MESSAGE_SIZE, "more than 2 GiB of values or 2**31 elements in one column of a batch")
+        return dec_fail(d, d.pos)
+    v = <int32_t>value
+    if c.offsets.cap - c.offsets.len < 4 and zp_buf_grow(&c.offsets, 4, &d.held) < 0:
+        return dec_no_memory(d)
+    memcpy(c.offsets.ptr + c.offsets.len, &v, 4)
+    c.offsets.len += 4
+    d.used += 4
+    return 0
+
+
+cdef inline int col_bytes(Dec *d, Col *c, const unsigned char *p, int64_t n) noexcept nogil:
+    """Append one variable-length value and close the row."""
+    if c.data.cap - c.data.len < n and zp_buf_grow(&c.data, n, &d.held) < 0:
+        return dec_no_memory(d)
+    memcpy(c.data.ptr + c.data.len, p, n)
+    c.data.len += n
+    d.used += n
+    if col_offset(d, c, c.data.len) < 0:
+        return -1
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
+cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
+    """Append a row that is null (null=True), or the zero value of c. ``filler``:
+    under a null parent, where any value does (a zero time needs no range)."""
+    cdef int64_t i, j, zero_time = 0
+    if c.kind == C_BOOL:
+        if zp_bits_reserve(&c.data, c.length, &d.held) < 0:
+            return dec_no_memory(d)
+    elif c.kind == C_INT or c.kind == C_UINT or c.kind == C_F32 or c.kind == C_F64 or c.kind == C_TIME:
+        if c.kind == C_TIME and not null and not filler:
+            if not d.time_us:
+                snprintf(d.message, MESSAGE_SIZE, "Go's zero time 0001-01-01T00:00:00Z is outside "
+                         "timestamp[ns] (1677-09-21..2262-04-11): read with time_unit='us'")
+                return dec_fail(d, d.pos)
+            zero_time = ZP_GO_ZERO_SECONDS * 1000000
+        if zp_buf_reserve(&c.data, c.width, &d.held) < 0:
+            return dec_no_memory(d)
+        memcpy(c.data.ptr + c.data.len, &zero_time, c.width)     # zero, or Go's zero time in us
+        c.data.len += c.width
+        d.used += c.width
+    elif c.kind == C_FIXED_BINARY:
+        if zp_buf_reserve(&c.data, c.fixed, &d.held) < 0:
+            return dec_no_memory(d)
+        memset(c.data.ptr + c.data.len, 0, c.fixed)
+        c.data.len += c.fixed
+        d.used += c.fixed
+    elif c.kind == C_STRING or c.kind == C_BINARY:
+        if col_offset(d, c, c.data.len) < 0:
+            return -1
+    elif c.kind == C_RAW:
+        if not null and not filler and c.raw_kind == RAW_STRUCT:
+            # a struct value's zero: an empty struct map
+            if zp_buf_reserve(&c.data, 1, &d.held) < 0:
+                return dec_no_memory(d)
+            c.data.ptr[c.data.len] = 0x80
+            c.data.len += 1
+        if col_offset(d, c, c.data.len) < 0:
+            return -1
+    elif c.kind == C_LIST or c.kind == C_MAP:
+        if col_offset(d, c, c.children[0].length) < 0:
+            return -1
+    elif c.kind == C_FIXED_LIST:
+        for j in range(c.fixed):
+            if col_fill(d, c.children[0], c.children[0].nullable, filler or null) < 0:
+                return -1
+    else:       # struct, complex, ext, entries
+        for i in range(c.n_children):
+            if col_fill(d, c.children[i], c.children[i].nullable, filler or null) < 0:
+                return -1
+    if c.nullable:
+        if null:
+            if zp_bits_reserve(&c.validity, c.length, &d.held) < 0:
+                return dec_no_memory(d)
+        elif col_valid(d, c) < 0:
+            return -1
+    c.length += 1
+    return 0
+
+
+cdef void col_truncate(Col *c, int64_t rows) noexcept nogil:
+    """Back to ``rows`` rows: undo a record's partial appends (a record read again
+    with more input, a duplicated field)."""
+    cdef int64_t i
+    cdef int32_t end
+    if rows >= c.length:
+        return
+    if c.nullable:
+        zp_bits_truncate(&c.validity, rows)
+    if c.kind == C_BOOL:
+        zp_bits_truncate(&c.data, rows)
+    elif c.kind == C_FIXED_BINARY:
+        c.data.len = rows * c.fixed
+    elif c.width:
+        c.data.len = rows * c.width
+    elif c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW:
+        memcpy(&end, c.offsets.ptr + 4 * rows, 4)
+        c.data.len = end
+        c.offsets.len = 4 * (rows + 1)
+    elif c.kind == C_LIST or c.kind == C_MAP:
+        memcpy(&end, c.offsets.ptr + 4 * rows, 4)
+        c.offsets.len = 4 * (rows + 1)
+        col_truncate(c.children[0], end)
+    elif c.kind == C_FIXED_LIST:
+        col_truncate(c.children[0], rows * c.fixed)
+    else:
+        for i in range(c.n_children):
+            col_truncate(c.children[i], rows)
+    c.length = rows
+
+
+# -- values ---------------------------------------------------------------------------
+
+cdef int read_int_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    cdef int64_t sv = 0
+    cdef uint64_t uv = 0
+    cdef int64_t start = d.pos
+    cdef int family
+    cdef int8_t v8
+    cdef int16_t v16
+    cdef int32_t v32
+    family = dec_wire_int(d, b, &sv, &uv)
+    if family < 0:
+        return -1
+    if family == INT_NONE:
+        return dec_type_error(d, c.go, b)
+    if d.strict and b > 0x7f:
+        if c.is_signed and family == INT_UNSIGNED or not c.is_signed and family == INT_SIGNED:
+            d.pos = start
+            snprintf(d.message, MESSAGE_SIZE, "expected %s, found %s (strict: wrong integer family)", c.go, lead_name(b))
+            return dec_fail(d, start)
+    if family == INT_UNSIGNED:
+        if c.is_signed and uv > <uint64_t>c.imax or not c.is_signed and uv > c.umax:
+            d.pos = start
+            snprintf(d.message, MESSAGE_SIZE, "%llu overflows %s", <unsigned long long>uv, c.go)
+            return dec_fail(d, start)
+        sv = <int64_t>uv
+    elif c.is_signed and (sv < c.imin or sv > c.imax) or not c.is_signed and (sv < 0 or <uint64_t>sv > c.umax):
+        d.pos = start
+        snprintf(d.message, MESSAGE_SIZE, "%lld overflows %s", <long long>sv, c.go)
+        return dec_fail(d, start)
+    if c.width == 8:
+        return col_fixed(d, c, &sv)
+    if c.width == 4:
+        v32 = <int32_t>sv
+        return col_fixed(d, c, &v32)
+    if c.width == 2:
+        v16 = <int16_t>sv
+        return col_fixed(d, c, &v16)
+    v8 = <int8_t>sv
+    return col_fixed(d, c, &v8)
+
+
+cdef int read_float_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """read_float's rules; float32 columns keep the wire's bits (NaN payloads too)."""
+    cdef double v = 0.0
+    cdef uint32_t bits32 = 0
+    cdef int64_t sv = 0
+    cdef uint64_t uv = 0
+    cdef int64_t start = d.pos
+    cdef int family
+    if b == 0xca:
+        if dec_need(d, 5) < 0:
+            return -1
+        bits32 = zp_load_u32(d.buf + d.pos + 1)
+        d.pos += 5
+        if c.kind == C_F32:
+            return col_fixed(d, c, &bits32)
+        v = zp_double_from_f32_bits(bits32)
+        return col_fixed(d, c, &v)
+    if b == 0xcb:
+        if dec_need(d, 9) < 0:
+            return -1
+        v = zp_double_from_bits(zp_load_u64(d.buf + d.pos + 1))
+        if c.kind == C_F32:
+            if d.strict:
+                snprintf(d.message, MESSAGE_SIZE, "expected float32, found float64 (strict)")
+                return dec_fail(d, start)
+            if not zp_double_fits_f32(v):
+                snprintf(d.message, MESSAGE_SIZE, "float64 %.17g is not exactly a float32", v)
+                return dec_fail(d, start)
+        d.pos += 9
+    elif d.strict:
+        return dec_type_error(d, c.go, b)
+    else:
+        family = dec_wire_int(d, b, &sv, &uv)
+        if family < 0:
+            return -1
+        if family == INT_SIGNED and zp_i64_fits_double(sv):
+            v = <double>sv
+        elif family == INT_UNSIGNED and zp_u64_fits_double(uv):
+            v = <double>uv
+        elif family != INT_NONE:
+            d.pos = start
+            snprintf(d.message, MESSAGE_SIZE, "integer is not exactly a %s", c.go)
+            return dec_fail(d, start)
+        else:
+            return dec_type_error(d, c.go, b)
+        if c.kind == C_F32 and not zp_double_fits_f32(v):
+            d.pos = start
+            snprintf(d.message, MESSAGE_SIZE, "integer is not exactly a %s", c.go)
+            return dec_fail(d, start)
+    if c.kind == C_F32:
+        zp_f32_bits_from_double(v, &bits32)
+        return col_fixed(d, c, &bits32)
+    return col_fixed(d, c, &v)
+
+
+cdef int read_bytes_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """string, []byte, [N]byte (read_str / read_bin's rules: lenient takes the other family)."""
+    cdef int64_t header = 0, n, bad
+    if c.kind == C_STRING:
+        n = dec_str_length(d, b, &header)
+        if n == -1 and not d.strict:
+            n = dec_bin_length(d, b, &header)
+    else:
+        n = dec_bin_length(d, b, &header)
+        if n == -1 and not d.strict:
+            n = dec_str_length(d, b, &header)
+    if n == -2:
+        return -1
+    if n == -1:
+        return dec_type_error(d, c.go, b)
+    if c.kind == C_STRING:
+        bad = zp_utf8_invalid_at(d.buf + d.pos + header, n)
+        if bad >= 0:
+            snprintf(d.message, MESSAGE_SIZE, "invalid UTF-8 in a str: byte 0x%02x at position %lld",
+                     d.buf[d.pos + header + bad], <long long>bad)
+            return dec_fail(d, d.pos)
+    elif c.kind == C_FIXED_BINARY:
+        if n != c.fixed:
+            snprintf(d.message, MESSAGE_SIZE, "expected %s (%lld bytes), found %lld bytes", c.go,
+                     <long long>c.fixed, <long long>n)
+            return dec_fail(d, d.pos)
+        d.pos += header + n
+        return col_fixed(d, c, d.buf + d.pos - n)
+    d.pos += header + n
+    return col_bytes(d, c, d.buf + d.pos - n, n)
+
+
+cdef int read_time_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """read_time's rules, then the instant as a timestamp of the column's unit."""
+    cdef int64_t start = d.pos, header = 0, n, seconds, nanos, value
+    cdef int8_t code
+    cdef uint64_t packed
+    cdef const unsigned char *data
+    n = dec_ext_length(d, b, &header)
+    if n == -2:
+        return -1
+    if n == -1:
+        snprintf(d.message, MESSAGE_SIZE, "expected time.Time (ext 5), found %s", lead_name(b))
+        return dec_fail(d, start)
+    code = <int8_t>d.buf[d.pos + header - 1]
+    data = d.buf + d.pos + header
+    if code == 5 and n == 12:
+        if d.strict and b != 0xc7:
+            snprintf(d.message, MESSAGE_SIZE, "expected time.Time (ext8, 12 bytes, ext 5), found %s (strict)",
+                     lead_name(b))
+            return dec_fail(d, start)
+        seconds = zp_load_i64(data)
+        nanos = <int32_t>zp_load_u32(data + 8)
+        if nanos < 0 or nanos >= 1000000000:
+            seconds = <int64_t>(<uint64_t>seconds + <uint64_t>zp_floor_div(nanos, 1000000000))
+            nanos -= zp_floor_div(nanos, 1000000000) * 1000000000
+    elif code == -1 and not d.strict and (n == 4 or n == 8 or n == 12):
+        if n == 4:
+            seconds = zp_load_u32(data)
+            nanos = 0
+        elif n == 8:
+            packed = zp_load_u64(data)
+            nanos = <int64_t>(packed >> 34)
+            seconds = <int64_t>(packed & ((<uint64_t>1 << 34) - 1))
+        else:
+            nanos = zp_load_u32(data)
+            seconds = zp_load_i64(data + 4)
+        if nanos > 999999999:
+            snprintf(d.message, MESSAGE_SIZE, "timestamp nanoseconds %lld above 999999999", <long long>nanos)
+            return dec_fail(d, start)
+    else:
+        snprintf(d.message, MESSAGE_SIZE, "expected time.Time (ext 5), found ext %d of %lld bytes", code, <long long>n)
+        return dec_fail(d, start)
+    if c.time_field and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+        d.pos += header + n
+        return col_fill(d, c, True, False)
+    if d.time_us:
+        if nanos % 1000 != 0:
+            snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns has nanoseconds that timestamp[us] cannot hold "
+                     "(read with time_unit='ns')", <long long>seconds, <long long>nanos)
+            return dec_fail(d, start)
+        if zp_mul_add_i64(seconds, 1000000, nanos // 1000, &value) < 0:
+            snprintf(d.message, MESSAGE_SIZE, "time %llds is outside timestamp[us]", <long long>seconds)
+            return dec_fail(d, start)
+    elif zp_mul_add_i64(seconds, 1000000000, nanos, &value) < 0:
+        snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns is outside timestamp[ns] (1677-09-21..2262-04-11): "
+                 "read with time_unit='us'", <long long>seconds, <long long>nanos)
+        return dec_fail(d, start)
+    d.pos += header + n
+    return col_fixed(d, c, &value)
+
+
+cdef int read_complex_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    cdef double re, im
+    cdef uint32_t re32, im32
+    cdef int64_t start = d.pos
+    cdef bint c64 = c.wire_kind == K_C64
+    if b == 0xd7:
+        if dec_need(d, 10) < 0:
+            return -1
+        if <int8_t>d.buf[d.pos + 1] == 3:
+            if not c64 and d.strict:
+                snprintf(d.message, MESSAGE_SIZE, "expected complex128 (ext 4), found complex64 (strict)")
+                return dec_fail(d, start)
+            re32 = zp_load_u32(d.buf + d.pos + 2)
+            im32 = zp_load_u32(d.buf + d.pos + 6)
+            d.pos += 10
+            if c64:
+                if col_fixed(d, c.children[0], &re32) < 0 or col_fixed(d, c.children[1], &im32) < 0:
+                    return -1
+            else:
+                re = zp_double_from_f32_bits(re32)
+                im = zp_double_from_f32_bits(im32)
+                if col_fixed(d, c.children[0], &re) < 0 or col_fixed(d, c.children[1], &im) < 0:
+                    return -1
+            c.length += 1
+            return 0
+    elif b == 0xd8:
+        if dec_need(d, 18) < 0:
+            return -1
+        if <int8_t>d.buf[d.pos + 1] == 4:
+            re = zp_double_from_bits(zp_load_u64(d.buf + d.pos + 2))
+            im = zp_double_from_bits(zp_load_u64(d.buf + d.pos + 10))
+            if c64:
+                if d.strict:
+                    snprintf(d.message, MESSAGE_SIZE, "expected complex64 (ext 3), found complex128 (strict)")
+                    return dec_fail(d, start)
+                if not (zp_double_fits_f32(re) and zp_double_fits_f32(im)):
+                    snprintf(d.message, MESSAGE_SIZE, "complex128 value is not exactly a complex64")
+                    return dec_fail(d, start)
+                zp_f32_bits_from_double(re, &re32)
+                zp_f32_bits_from_double(im, &im32)
+                d.pos += 18
+                if col_fixed(d, c.children[0], &re32) < 0 or col_fixed(d, c.children[1], &im32) < 0:
+                    return -1
+            else:
+                d.pos += 18
+                if col_fixed(d, c.children[0], &re) < 0 or col_fixed(d, c.children[1], &im) < 0:
+                    return -1
+            c.length += 1
+            return 0
+    snprintf(d.message, MESSAGE_SIZE, "expected %s (ext %d), found %s", c.go, 3 if c64 else 4, lead_name(b))
+    return dec_fail(d, start)
+
+
+cdef int read_ext_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    cdef int64_t header = 0, n = dec_ext_length(d, b, &header)
+    cdef int8_t code
+    if n == -2:
+        return -1
+    if n == -1:
+        return dec_type_error(d, c.go, b)
+    code = <int8_t>d.buf[d.pos + header - 1]
+    d.pos += header + n
+    if col_fixed(d, c.children[0], &code) < 0 or col_bytes(d, c.children[1], d.buf + d.pos - n, n) < 0:
+        return -1
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
+cdef bint names_schema_struct(Dec *d) noexcept nogil:
+    """Whether the map at d.pos starts with a -1 entry naming a struct of the schema
+    (peek_struct_plan's test; nothing consumed)."""
+    cdef int64_t save = d.pos, header = 0, n, i
+    cdef int64_t key = 0
+    cdef uint64_t ukey = 0
+    cdef bint found = False
+    cdef unsigned char b = d.buf[d.pos]
+    n = dec_map_count(d, b)
+    if n > 0 and d.pos < d.end and dec_wire_int(d, d.buf[d.pos], &key, &ukey) == INT_SIGNED and key == -1 \
+            and d.pos < d.end:
+        n = dec_str_length(d, d.buf[d.pos], &header)
+        if n >= 0:
+            for i in range(d.n_struct_names):
+                if d.struct_name_lens[i] == n and memcmp(d.struct_names[i], d.buf + d.pos + header, n) == 0:
+                    found = True
+                    break
+    d.pos = save
+    d.failed = False
+    d.truncated = False
+    return found
+
+
+cdef int read_raw_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """The value's own msgpack bytes, checked as decode reads it."""
+    cdef int64_t start = d.pos
+    if c.raw_kind != RAW_ANY:
+        if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+            if c.raw_kind == RAW_IFACE:
+                return dec_type_error(d, c.go, b)
+            snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.go, lead_name(b))
+            return dec_fail(d, start)
+    if dec_skip(d, True) < 0:
+        return -1
+    if c.raw_kind == RAW_IFACE:
+        d.pos = start                   # the whole value is there: peeking cannot run out
+        if not names_schema_struct(d):
+            snprintf(d.message, MESSAGE_SIZE, "a %s value must name a struct of the schema (key -1)", c.go)
+            return dec_fail(d, start)
+        if dec_skip(d, False) < 0:
+            return -1
+    return col_bytes(d, c, d.buf + start, d.pos - start)
+
+
+cdef int read_list_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    cdef int64_t n = dec_array_count(d, b), i
+    cdef Col *item = c.children[0]
+    if n == -2:
+        return -1
+    if n == -1:
+        return dec_type_error(d, c.go, b)
+    if c.kind == C_FIXED_LIST and n != c.fixed:
+        snprintf(d.message, MESSAGE_SIZE, "expected %s (%lld elements), found an array of %lld", c.go,
+                 <long long>c.fixed, <long long>n)
+        return dec_fail(d, d.pos)
+    if dec_enter(d) < 0:
+        return -1
+    d.steps[d.depth].kind = P_INDEX
+    for i in range(n):
+        d.steps[d.depth].index = i
+        if read_into(d, item) < 0:
+            return -1
+    d.depth -= 1
+    if c.kind == C_LIST and col_offset(d, c, item.length) < 0:
+        return -1
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
+cdef int read_map_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    cdef int64_t n = dec_map_count(d, b), i
+    cdef Col *entries = c.children[0]
+    if n == -2:
+        return -1
+    if n == -1:
+        return dec_type_error(d, c.go, b)
+    if dec_enter(d) < 0:
+        return -1
+    d.steps[d.depth].kind = P_KEY
+    for i in range(n):
+        d.steps[d.depth].index = -1
+        if d.pos < d.end:
+            d.steps[d.depth].index = d.pos
+        if read_into(d, entries.children[0]) < 0 or read_into(d, entries.children[1]) < 0:
+            return -1
+    d.depth -= 1
+    entries.length += n
+    if col_offset(d, c, entries.length) < 0:
+        return -1
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
+cdef int check_name_entry(Dec *d, Col *c) noexcept nogil:
+    """At the value of a -1 key: it must name the struct being read (check_struct_name)."""
+    cdef int64_t header = 0, n
+    if dec_need(d, 1) < 0:
+        return -1
+    n = dec_str_length(d, d.buf[d.pos], &header)
+    if n == -2:
+        return -1
+    if n == -1:
+        snprintf(d.message, MESSAGE_SIZE, "struct name (key -1) must be a str, found %s", lead_name(d.buf[d.pos]))
+        return dec_fail(d, d.pos)
+    if n != c.struct_name_len or memcmp(d.buf + d.pos + header, c.struct_name, n) != 0:
+        snprintf(d.message, MESSAGE_SIZE, "struct name '%.*s' on the wire, expected '%s'",
+                 <int>(n if n < 200 else 200), d.buf + d.pos + header, c.struct_name)
+        return dec_fail(d, d.pos)
+    d.pos += header + n
+    return 0
+
+
+cdef inline int64_t child_by_tag(Col *c, const unsigned char *text, int64_t n, int64_t hint) noexcept nogil:
+    cdef int64_t i, k
+    for i in range(c.n_children):
+        k = (hint + i) % c.n_children
+        if c.tag_lens[k] == n and memcmp(c.tags[k], text, n) == 0:
+            return k
+    return -1
+
+
+cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """A struct map: its fields into the children, unknown and unchosen ones skipped,
+    absent ones given their zero value (read_struct's rules)."""
+    cdef int64_t n = dec_map_count(d, b), i, child, klen, header = 0
+    cdef int64_t zid = 0
+    cdef uint64_t uzid = 0
+    cdef unsigned char k
+    cdef int family
+    cdef uint64_t visit
+    cdef Col *item
+    if n == -2:
+        return -1
+    if n == -1:
+        snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.struct_name, lead_name(b))
+        return dec_fail(d, d.pos)
+    if dec_enter(d) < 0:
+        return -1
+    c.visit += 1
+    visit = c.visit
+    for i in range(n):
+        if d.pos >= d.end:
+            return dec_truncated(d, d.pos, 2 * (n - i))
+        k = d.buf[d.pos]
+        child = -1
+        if k <= 0x7f:
+            d.pos += 1
+            zid = k
+            if k < c.zid_limit:
+                child = c.by_zid[k]
+        elif k == 0xff:
+            d.pos += 1
+            if check_name_entry(d, c) < 0:
+                return -1
+            continue
+        else:
+            klen = dec_str_length(d, k, &header)
+            if klen == -2:
+                return -1
+            if klen >= 0:
+                child = child_by_tag(c, d.buf + d.pos + header, klen, i) if c.n_children else -1
+                d.pos += header + klen
+                zid = -3
+            else:
+                family = dec_wire_int(d, k, &zid, &uzid)
+                if family < 0:
+                    return -1
+                if family == INT_NONE:
+                    snprintf(d.message, MESSAGE_SIZE, "struct key must be a zid (int) or a field name (str), found %s",
+                             lead_name(k))
+                    return dec_fail(d, d.pos)
+                if family == INT_UNSIGNED:
+                    zid = -2 if uzid > 0x7fffffff else <int64_t>uzid
+                if zid == -1:
+                    if check_name_entry(d, c) < 0:
+                        return -1
+                    continue
+                if 0 <= zid < c.zid_limit:
+                    child = c.by_zid[zid]
+        if child < 0:                   # unknown zid or tag, Skip field, or not chosen
+            d.steps[d.depth].kind = P_ZID
+            d.steps[d.depth].index = zid
+            if dec_skip(d, False) < 0:
+                return -1
+            continue
+        item = c.children[child]
+        d.steps[d.depth].kind = P_FIELD
+        d.steps[d.depth].name = item.name
+        if c.seen[child] == visit:      # a field given twice: the last one counts, as in decode
+            col_truncate(item, item.length - 1)
+        c.seen[child] = visit
+        if read_into(d, item) < 0:
+            return -1
+    for child in range(c.n_children):
+        if c.seen[child] != visit:
+            item = c.children[child]
+            d.steps[d.depth].kind = P_FIELD
+            d.steps[d.depth].name = item.name
+            if col_fill(d, item, item.nullable, False) < 0:
+                return -1
+    d.depth -= 1
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
+cdef int read_into(Dec *d, Col *c) noexcept nogil:
+    """One value of c's type at d.pos, appended to c."""
+    cdef unsigned char b
+    cdef int kind = c.kind
+    if d.pos >= d.end:
+        return dec_truncated(d, d.pos, 1)
+    b = d.buf[d.pos]
+    if b == 0xc0:                       # nil: null where Python has None, else the zero value
+        d.pos += 1
+        return col_fill(d, c, c.nullable, False)
+    if kind == C_INT or kind == C_UINT:
+        if b <= 0x7f and c.width == 8:  # the common case: fits every integer kind
+            d.pos += 1
+            return col_fixed(d, c, &_FIXINT_VALUES[b])
+        return read_int_into(d, c, b)
+    if kind == C_STRING or kind == C_BINARY or kind == C_FIXED_BINARY:
+        return read_bytes_into(d, c, b)
+    if kind == C_F64 or kind == C_F32:
+        return read_float_into(d, c, b)
+    if kind == C_BOOL:
+        if b != 0xc2 and b != 0xc3:
+            return dec_type_error(d, c.go, b)
+        d.pos += 1
+        if zp_bits_reserve(&c.data, c.length, &d.held) < 0:
+            return dec_no_memory(d)
+        if b == 0xc3:
+            zp_bit_set(c.data.ptr, c.length)
+        if c.nullable and col_valid(d, c) < 0:
+            return -1
+        c.length += 1
+        return 0
+    if kind == C_STRUCT:
+        return read_struct_into(d, c, b)
+    if kind == C_TIME:
+        return read_time_into(d, c, b)
+    if kind == C_LIST or kind == C_FIXED_LIST:
+        return read_list_into(d, c, b)
+    if kind == C_MAP:
+        return read_map_into(d, c, b)
+    if kind == C_RAW:
+        return read_raw_into(d, c, b)
+    if kind == C_COMPLEX:
+        return read_complex_into(d, c, b)
+    if kind == C_EXT:
+        return read_ext_into(d, c, b)
+    snprintf(d.message, MESSAGE_SIZE, "internal: column kind %d", kind)
+    return dec_fail(d, d.pos)
+
+# Positive fixints as int64 values, little-endian in memory (col_fixed copies them).
+cdef int64_t _FIXINT_VALUES[128]
+for _i in range(128):
+    _FIXINT_VALUES[_i] = _i
+
+
+cdef int read_record(Dec *d, Col *root) noexcept nogil:
+    """One record at d.pos into the root struct column."""
+    cdef unsigned char b
+    d.failed = False
+    d.truncated = False
+    d.depth = 0
+    d.steps[0].kind = P_NONE
+    if d.pos >= d.end:
+        return dec_truncated(d, d.pos, 1)
+    b = d.buf[d.pos]
+    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+        snprintf(d.message, MESSAGE_SIZE, "a record is a struct map; expected %s, found %s", root.struct_name,
+                 lead_name(b))
+        return dec_fail(d, d.pos)
+    return read_struct_into(d, root, b)
+
+
+# -- building the columns ----------------------------------------------------------------
+
+cdef dict _INT_WIDTHS = {"c": 1, "C": 1, "s": 2, "S": 2, "i": 4, "I": 4, "l": 8, "L": 8}
+
+
+cdef char *c_string(str text) except NULL:
+    return zp_strdup_bytes(text.encode("utf-8"))
+
+
+cdef void col_free(Col *c) noexcept nogil:
+    cdef int64_t i
+    cdef Col *child
+    if c == NULL:
+        return
+    for i in range(c.n_children):
+        col_free(c.children[i])
+    free(c.children)
+    free(c.validity.ptr)
+    free(c.offsets.ptr)
+    free(c.data.ptr)
+    free(c.go)
+    free(c.name)
+    free(c.by_zid)
+    if c.tags != NULL:
+        for i in range(c.n_children):
+            free(c.tags[i])
+    free(c.tags)
+    free(c.tag_lens)
+    free(c.struct_name)
+    free(c.seen)
+    free(c)
+
+
+cdef Col *col_build(object field) except NULL:
+    """The builder of one ArrowField (and of its children); col_free frees it."""
+    cdef Col *c = <Col *>calloc(1, sizeof(Col))
+    if c == NULL:
+        raise MemoryError()
+    try:
+        col_setup(c, field)
+    except BaseException:
+        col_free(c)
+        raise
+    return c
+
+
+cdef int col_setup(Col *c, object field) except -1:
+    cdef int64_t i, n = len(field.children)
+    cdef str fmt = field.format
+    ref = field.type
+    while ref is not None and int(ref.kind) == K_POINTER:
+        ref = ref.elem
+    c.wire_kind = int(ref.kind) if ref is not None else 0
+    c.nullable = field.nullable
+    c.time_field = field.time_field
+    c.name = c_string(field.name)
+    c.go = c_string(ref.go if ref is not None else fmt)
+    if n:
+        c.children = <Col **>calloc(n, sizeof(Col *))
+        if c.children == NULL:
+            raise MemoryError()
+        c.n_children = n
+        for i in range(n):
+            c.children[i] = col_build(field.children[i])
+    if field.raw:
+        c.kind = C_RAW
+        c.raw_kind = RAW_ANY if c.wire_kind == K_INTF else RAW_IFACE if c.wire_kind == K_IFACE else RAW_STRUCT
+    elif c.wire_kind == K_C64 or c.wire_kind == K_C128:
+        c.kind = C_COMPLEX
+    elif c.wire_kind == K_EXT:
+        c.kind = C_EXT
+    elif fmt == "+s":
+        c.kind = C_STRUCT if field.struct else C_ENTRIES
+        if field.struct:
+            struct_setup(c, field)
+    elif fmt == "+l":
+        c.kind = C_LIST
+    elif fmt == "+m":
+        c.kind = C_MAP
+    elif fmt.startswith("+w:"):
+        c.kind = C_FIXED_LIST
+        c.fixed = int(fmt[3:])
+    elif fmt.startswith("w:"):
+        c.kind = C_FIXED_BINARY
+        c.fixed = c.width = int(fmt[2:])
+    elif fmt == "u":
+        c.kind = C_STRING
+    elif fmt == "z":
+        c.kind = C_BINARY
+    elif fmt == "b":
+        c.kind = C_BOOL
+    elif fmt == "f" or fmt == "g":
+        c.kind = C_F32 if fmt == "f" else C_F64
+        c.width = 4 if fmt == "f" else 8
+    elif fmt.startswith("ts"):
+        c.kind = C_TIME
+        c.width = 8
+    elif fmt in _INT_WIDTHS:
+        c.width = _INT_WIDTHS[fmt]
+        if c.wire_kind in _INTEGER_RANGES:
+            c.is_signed, c.imin, c.imax, c.umax = _INTEGER_RANGES[c.wire_kind]
+        else:       # an ext's code
+            c.is_signed, c.imin, c.imax, c.umax = True, -128, 127, 0
+        c.kind = C_INT if c.is_signed else C_UINT
+    else:
+        raise AssertionError(f"no column builder for {fmt!r}")
+    return 0
+
+
+cdef int struct_setup(Col *c, object field) except -1:
+    cdef int64_t i, zid
+    cdef int64_t limit = max([child.zid for child in field.children], default=-1) + 1
+    name = field.struct.encode("utf-8")
+    c.struct_name = zp_strdup_bytes(name)
+    c.struct_name_len = len(name)
+    c.by_zid = <int32_t *>malloc(max(limit, 1) * sizeof(int32_t))
+    c.tags = <char **>calloc(max(c.n_children, 1), sizeof(char *))
+    c.tag_lens = <int64_t *>calloc(max(c.n_children, 1), sizeof(int64_t))
+    c.seen = <uint64_t *>calloc(max(c.n_children, 1), sizeof(uint64_t))
+    if c.by_zid == NULL or c.tags == NULL or c.tag_lens == NULL or c.seen == NULL:
+        raise MemoryError()
+    c.zid_limit = limit
+    for i in range(limit):
+        c.by_zid[i] = -1
+    for i, child in enumerate(field.children):
+        c.by_zid[child.zid] = <int32_t>i
+        tag = child.tag.encode("utf-8")
+        c.tags[i] = zp_strdup_bytes(tag)
+        c.tag_lens[i] = len(tag)
+    return 0

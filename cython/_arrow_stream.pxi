@@ -1,0 +1,765 @@
+# The columnar reader's sources, batches and C stream (ArrowArrayStream).
+#
+# A reader (ArrowRecordReader) reads its sources one after another: bytes-like
+# objects in place, files (and the byte ranges of splits) with C stdio, the
+# index entries of an indexed split whole (their CRC32 and record count
+# checked), Python file objects through their read(). Only that last one, and
+# releasing the reader's Python objects, takes the GIL; everything else runs
+# without it, so any thread may pull batches (DuckDB and Polars pull from
+# their own) and a consumer holding the GIL in another thread cannot block it.
+
+from libc.stdio cimport FILE, fclose, fopen, fread, ferror
+from libc.errno cimport errno
+from libc.string cimport strerror
+
+cdef extern from "<stdio.h>":
+    int fseeko(FILE *stream, int64_t offset, int whence) nogil
+    enum:
+        SEEK_SET
+
+cdef extern from "<errno.h>":
+    enum:
+        EINVAL
+        EIO
+        ENOMEM
+        EBUSY
+
+cdef extern from "Python.h":
+    int Py_IsInitialized() nogil
+
+cdef extern from "zp_arrow_read.h":
+    int zp_try_enter(int *busy) noexcept nogil
+    void zp_leave(int *busy) noexcept nogil
+
+cdef enum:
+    SEG_MEM = 0         # a bytes-like object, read in place
+    SEG_FILE = 1        # a byte range of a file, read in chunks
+    SEG_ENTRY = 2       # an index entry of a split: read whole, checked
+    SEG_PYFILE = 3      # a Python binary file object
+
+cdef enum:
+    ERROR_SIZE = 2048
+
+#: Bytes read at a time from files.
+cdef int64_t READ_CHUNK = 1 << 20
+
+
+cdef struct Segment:
+    int kind
+    const uint8_t *mem
+    int64_t mem_len
+    char *path
+    int64_t start           # first byte (file offset) of the records
+    int64_t stop            # file segments: where they end
+    int64_t records         # SEG_ENTRY: the index's record count
+    uint32_t crc
+    PyObject *pyfile        # borrowed: the reader keeps it
+    const uint8_t *prefix   # SEG_PYFILE: bytes already read, from offset start
+    int64_t prefix_len
+    char *label             # "PATH: split A..B: " for splits, or NULL
+
+
+cdef struct ZStream:
+    Col *root
+    Dec d
+    int64_t batch_rows
+    int64_t batch_bytes
+    int64_t max_record_size
+    int64_t records         # records read from the whole source so far
+    Segment *segs
+    int64_t n_segs
+    int64_t seg             # the open segment, or -1
+    uint8_t *win            # the window of file segments
+    int64_t win_cap
+    FILE *fp
+    int64_t file_left       # bytes of the open file segment not read yet
+    bint seg_eof
+    int64_t seg_records
+    bint finished
+    bint failed
+    int error_code
+    int busy
+    int64_t err_record
+    char *err_label
+    char error[ERROR_SIZE]
+    ArrowSchema schema      # get_schema hands out copies
+    PyObject *owner         # the ArrowRecordReader, while a C stream holds it
+
+
+# -- errors ---------------------------------------------------------------------------
+
+cdef int zs_fail_decode(ZStream *z) noexcept nogil:
+    """The Dec error as the stream's error (the text DecodeError would show)."""
+    cdef const char *label = z.segs[z.seg].label if 0 <= z.seg < z.n_segs else NULL
+    z.failed = True
+    z.error_code = EINVAL
+    z.err_record = z.records
+    z.err_label = <char *>label
+    snprintf(z.error, ERROR_SIZE, "%s: %s%s (record %lld) (byte offset %lld)", z.d.path,
+             or_text(label, ""), z.d.message, <long long>z.records, <long long>z.d.fail_at)
+    return EINVAL
+
+
+cdef int zs_fail_split(ZStream *z, int64_t at) noexcept nogil:
+    """z.d.message says what is wrong with a split's index entry."""
+    z.d.failed = True
+    z.d.fail_at = at
+    z.d.path[0] = b"$"
+    z.d.path[1] = 0
+    z.failed = True
+    z.error_code = EINVAL
+    z.err_record = z.records
+    z.err_label = z.segs[z.seg].label
+    snprintf(z.error, ERROR_SIZE, "$: %s%s (byte offset %lld)", or_text(z.err_label, ""),
+             z.d.message, <long long>at)
+    return EINVAL
+
+
+cdef int zs_fail_os(ZStream *z, const char *what, int code) noexcept nogil:
+    z.failed = True
+    z.d.failed = False
+    z.error_code = EIO if code == 0 else code
+    snprintf(z.error, ERROR_SIZE, "%s %s: %s", what, or_text(z.segs[z.seg].path, ""),
+             strerror(code) if code else <const char *>"read failed")
+    return z.error_code
+
+
+# -- reading the sources ---------------------------------------------------------------
+
+cdef int64_t pyfile_read(ZStream *z, Segment *s, uint8_t *dst, int64_t n) noexcept nogil:
+    """Up to n bytes from a Python file object, with the GIL taken for the call."""
+    cdef int64_t got = -1
+    cdef const unsigned char[::1] view
+    with gil:
+        try:
+            data = (<object>s.pyfile).read(n)
+            if data is None:
+                data = b""
+            view = memoryview(data).cast("B")
+            got = view.shape[0]
+            if got > n:
+                raise ValueError(f"read({n}) returned {got} bytes")
+            if got:
+                memcpy(dst, &view[0], got)
+        except BaseException as exc:
+            text = f"reading the source failed: {type(exc).__name__}: {exc}".encode("utf-8", "replace")[:ERROR_SIZE - 1]
+            memcpy(z.error, <const char *>text, len(text))
+            z.error[len(text)] = 0
+            z.failed = True
+            z.error_code = EIO
+            got = -1
+    return got
+
+
+cdef int zs_refill(ZStream *z, int64_t keep_from) noexcept nogil:
+    """Keep the window's bytes from keep_from (a record that needs more), read more."""
+    cdef Segment *s = &z.segs[z.seg]
+    cdef int64_t keep = z.d.end - keep_from, want, got
+    cdef uint8_t *grown
+    if keep > z.max_record_size:
+        snprintf(z.d.message, MESSAGE_SIZE, "record larger than max_record_size=%lld", <long long>z.max_record_size)
+        z.d.depth = 0
+        z.d.root = z.root.struct_name
+        dec_fail(&z.d, keep_from)
+        return zs_fail_decode(z)
+    if keep and keep_from:
+        memmove(z.win, z.win + keep_from, keep)
+    z.d.base += keep_from
+    want = READ_CHUNK if keep < READ_CHUNK else keep
+    if s.kind == SEG_FILE and want > z.file_left:
+        want = z.file_left
+    if keep + want > z.win_cap:
+        grown = <uint8_t *>realloc(z.win, keep + want)
+        if grown == NULL:
+            z.failed = True
+            z.error_code = ENOMEM
+            snprintf(z.error, ERROR_SIZE, "out of memory for a %lld-byte read", <long long>(keep + want))
+            return ENOMEM
+        z.win = grown
+        z.win_cap = keep + want
+    if s.kind == SEG_FILE:
+        got = <int64_t>fread(z.win + keep, 1, want, z.fp) if want else 0
+        if got < want and ferror(z.fp):
+            return zs_fail_os(z, "reading", errno)
+        z.file_left -= got
+        if got == 0 or z.file_left == 0:
+            z.seg_eof = True
+    else:
+        got = pyfile_read(z, s, z.win + keep, want)
+        if got < 0:
+            return EIO
+        if got == 0:
+            z.seg_eof = True
+    z.d.buf = z.win
+    z.d.pos = 0
+    z.d.end = keep + got
+    return 0
+
+
+cdef int zs_close_segment(ZStream *z) noexcept nogil:
+    cdef Segment *s = &z.segs[z.seg]
+    if z.fp != NULL:
+        fclose(z.fp)
+        z.fp = NULL
+    if s.kind == SEG_ENTRY and z.seg_records != s.records:
+        snprintf(z.d.message, MESSAGE_SIZE, "%lld records at %lld..%lld, the index says %lld",
+                 <long long>z.seg_records, <long long>s.start, <long long>s.stop, <long long>s.records)
+        return zs_fail_split(z, s.start)
+    return 0
+
+
+cdef int zs_open_segment(ZStream *z) noexcept nogil:
+    cdef Segment *s = &z.segs[z.seg]
+    cdef int64_t size, got
+    z.seg_records = 0
+    z.seg_eof = False
+    z.d.pos = z.d.end = 0
+    if s.kind == SEG_MEM:
+        z.d.buf = s.mem
+        z.d.pos = s.start
+        z.d.end = s.mem_len
+        z.d.base = 0
+        z.seg_eof = True
+        return 0
+    if s.kind == SEG_PYFILE:
+        z.d.base = s.start
+        z.d.buf = z.win
+        if s.prefix_len > z.win_cap:
+            z.win = <uint8_t *>realloc(z.win, s.prefix_len)
+            if z.win == NULL:
+                z.win_cap = 0
+                z.failed = True
+                z.error_code = ENOMEM
+                snprintf(z.error, ERROR_SIZE, "out of memory")
+                return ENOMEM
+            z.win_cap = s.prefix_len
+        if s.prefix_len:
+            memcpy(z.win, s.prefix, s.prefix_len)
+        z.d.buf = z.win
+        z.d.end = s.prefix_len
+        return 0
+    z.fp = fopen(s.path, "rb")
+    if z.fp == NULL:
+        return zs_fail_os(z, "opening", errno)
+    if s.start and fseeko(z.fp, s.start, SEEK_SET) != 0:
+        return zs_fail_os(z, "seeking in", errno)
+    z.d.base = s.start
+    z.d.buf = z.win
+    if s.kind == SEG_FILE:
+        z.file_left = s.stop - s.start
+        if z.file_left <= 0:
+            z.seg_eof = True
+        return 0
+    # an index entry: read whole, then check it against the index
+    size = s.stop - s.start
+    if size > z.win_cap:
+        z.win = <uint8_t *>realloc(z.win, size)
+        if z.win == NULL:
+            z.win_cap = 0
+            z.failed = True
+            z.error_code = ENOMEM
+            snprintf(z.error, ERROR_SIZE, "out of memory for an index entry of %lld bytes", <long long>size)
+            return ENOMEM
+        z.win_cap = size
+    got = <int64_t>fread(z.win, 1, size, z.fp) if size > 0 else 0
+    if got < size and ferror(z.fp):
+        return zs_fail_os(z, "reading", errno)
+    z.seg_eof = True
+    z.d.buf = z.win
+    z.d.end = got
+    if got != size:
+        snprintf(z.d.message, MESSAGE_SIZE, "the file ends inside the indexed records %lld..%lld",
+                 <long long>s.start, <long long>s.stop)
+        return zs_fail_split(z, s.start + got)
+    if zp_crc32(0, z.win, size) != s.crc:
+        snprintf(z.d.message, MESSAGE_SIZE, "the records %lld..%lld do not match the index's checksum "
+                 "(the file changed since it was indexed)", <long long>s.start, <long long>s.stop)
+        return zs_fail_split(z, s.start)
+    return 0
+
+
+cdef int zs_advance(ZStream *z, bint *done) noexcept nogil:
+    """The window is used up: read more of the open segment, or open the next one."""
+    cdef int rc
+    done[0] = False
+    while True:
+        if z.seg >= 0 and not z.seg_eof:
+            return zs_refill(z, z.d.end)
+        if z.seg >= 0:
+            rc = zs_close_segment(z)
+            if rc:
+                return rc
+        if z.seg + 1 >= z.n_segs:
+            done[0] = True
+            return 0
+        z.seg += 1
+        rc = zs_open_segment(z)
+        if rc:
+            return rc
+        if z.d.pos < z.d.end:
+            return 0
+
+
+# -- batches ------------------------------------------------------------------------------
+
+cdef int col_begin(Col *c, int64_t *held) noexcept nogil:
+    """A fresh batch: the last batch's capacities (no regrowing), offsets start with 0."""
+    cdef int64_t i
+    cdef int32_t zero = 0
+    if c.hint_validity and zp_buf_grow_to(&c.validity, c.hint_validity, held, 1) < 0:
+        return -1
+    if c.hint_data and zp_buf_grow_to(&c.data, c.hint_data, held, c.kind == C_BOOL) < 0:
+        return -1
+    if c.hint_offsets and zp_buf_grow_to(&c.offsets, c.hint_offsets, held, 0) < 0:
+        return -1
+    if c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW or c.kind == C_LIST or c.kind == C_MAP:
+        if zp_buf_reserve(&c.offsets, 4, held) < 0:
+            return -1
+        memcpy(c.offsets.ptr, &zero, 4)
+        c.offsets.len = 4
+    for i in range(c.n_children):
+        if col_begin(c.children[i], held) < 0:
+            return -1
+    return 0
+
+
+cdef void zp_release_array(ArrowArray *a) noexcept nogil:
+    cdef int64_t i
+    cdef void **buffers = <void **>a.private_data
+    if a.release == NULL:
+        return
+    for i in range(a.n_children):
+        if a.children[i] != NULL:
+            if a.children[i].release != NULL:
+                a.children[i].release(a.children[i])
+            free(a.children[i])
+    free(a.children)
+    if buffers != NULL:
+        for i in range(a.n_buffers):
+            free(buffers[i])
+        free(buffers)
+    a.release = NULL
+
+
+cdef inline void *take(zp_buf *b) noexcept nogil:
+    """The buffer's memory, handed over (never NULL: Arrow wants a pointer even when empty)."""
+    cdef void *p = b.ptr
+    if p == NULL:
+        p = calloc(1, 8)
+    b.ptr = NULL
+    b.len = b.cap = 0
+    return p
+
+
+cdef int col_export(Col *c, ArrowArray *out) noexcept nogil:
+    """Hand the column's buffers over as an ArrowArray (release frees them); c is empty after."""
+    cdef int64_t i, n_buffers
+    cdef void **buffers
+    memset(out, 0, sizeof(ArrowArray))
+    c.hint_validity = c.validity.cap
+    c.hint_offsets = c.offsets.cap
+    c.hint_data = c.data.cap
+    if c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW:
+        n_buffers = 3
+    elif c.kind == C_STRUCT or c.kind == C_FIXED_LIST or c.kind == C_COMPLEX or c.kind == C_EXT \
+            or c.kind == C_ENTRIES:
+        n_buffers = 1
+    else:
+        n_buffers = 2
+    buffers = <void **>calloc(n_buffers, sizeof(void *))
+    if buffers == NULL:
+        return -1
+    out.private_data = buffers
+    out.buffers = <const void **>buffers
+    out.n_buffers = n_buffers
+    out.length = c.length
+    out.release = zp_release_array
+    if c.nullable and c.length:
+        out.null_count = c.length - zp_count_set_bits(c.validity.ptr, c.length)
+        buffers[0] = take(&c.validity)
+    if c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW:
+        buffers[1] = take(&c.offsets)
+        buffers[2] = take(&c.data)
+    elif c.kind == C_LIST or c.kind == C_MAP:
+        buffers[1] = take(&c.offsets)
+    elif n_buffers == 2:
+        buffers[1] = take(&c.data)
+    c.length = 0
+    if c.n_children:
+        out.children = <ArrowArray **>calloc(c.n_children, sizeof(ArrowArray *))
+        if out.children == NULL:
+            return -1
+        out.n_children = c.n_children
+        for i in range(c.n_children):
+            out.children[i] = <ArrowArray *>malloc(sizeof(ArrowArray))
+            if out.children[i] == NULL:
+                return -1
+            if col_export(c.children[i], out.children[i]) < 0:
+                return -1
+    return 0
+
+
+cdef void col_clear(Col *c) noexcept nogil:
+    """Drop everything a batch appended (after an error or an export that failed)."""
+    cdef int64_t i
+    free(c.validity.ptr)
+    free(c.offsets.ptr)
+    free(c.data.ptr)
+    memset(&c.validity, 0, sizeof(zp_buf))
+    memset(&c.offsets, 0, sizeof(zp_buf))
+    memset(&c.data, 0, sizeof(zp_buf))
+    c.length = 0
+    for i in range(c.n_children):
+        col_clear(c.children[i])
+
+
+cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
+    """The next batch into out (out.release NULL at the end), or an errno with z.error set."""
+    cdef int64_t rows = 0, start
+    cdef bint done = False
+    cdef int rc
+    out.release = NULL
+    if z.failed:
+        return z.error_code
+    if z.finished:
+        return 0
+    col_clear(z.root)
+    z.d.held = z.d.used = 0
+    if col_begin(z.root, &z.d.held) < 0:
+        z.failed = True
+        z.error_code = ENOMEM
+        snprintf(z.error, ERROR_SIZE, "out of memory for the batch's columns")
+        return ENOMEM
+    while rows < z.batch_rows and z.d.used < z.batch_bytes:
+        if z.d.pos >= z.d.end:
+            rc = zs_advance(z, &done)
+            if rc:
+                col_clear(z.root)
+                return rc
+            if done:
+                z.finished = True
+                break
+            continue
+        start = z.d.pos
+        z.d.root = z.root.struct_name
+        if read_record(&z.d, z.root) < 0:
+            if z.d.truncated and z.segs[z.seg].kind != SEG_MEM and z.segs[z.seg].kind != SEG_ENTRY \
+                    and not z.seg_eof:
+                col_truncate(z.root, rows)
+                rc = zs_refill(z, start)
+                if rc:
+                    col_clear(z.root)
+                    return rc
+                continue
+            col_clear(z.root)
+            return zs_fail_decode(z)
+        rows += 1
+        z.records += 1
+        z.seg_records += 1
+    if rows == 0:
+        col_clear(z.root)
+        return 0
+    if col_export(z.root, out) < 0:
+        if out.release != NULL:
+            out.release(out)
+        col_clear(z.root)
+        z.failed = True
+        z.error_code = ENOMEM
+        snprintf(z.error, ERROR_SIZE, "out of memory exporting a batch")
+        return ENOMEM
+    return 0
+
+
+cdef void zs_free(ZStream *z) noexcept nogil:
+    cdef int64_t i
+    if z == NULL:
+        return
+    if z.fp != NULL:
+        fclose(z.fp)
+    col_free(z.root)
+    free(z.d.steps)
+    free(z.d.skip_left)
+    free(z.d.skip_total)
+    if z.d.struct_names != NULL:
+        for i in range(z.d.n_struct_names):
+            free(z.d.struct_names[i])
+    free(z.d.struct_names)
+    free(z.d.struct_name_lens)
+    if z.segs != NULL:
+        for i in range(z.n_segs):
+            free(z.segs[i].path)
+            free(z.segs[i].label)
+    free(z.segs)
+    free(z.win)
+    zp_release_schema(&z.schema)
+    free(z)
+
+
+# -- the C stream -------------------------------------------------------------------------
+
+cdef int zp_copy_schema(const ArrowSchema *src, ArrowSchema *dst) noexcept nogil:
+    """A deep copy of an ArrowSchema this module made (get_schema, from any thread)."""
+    cdef int64_t i, size = 0, count = 0, n
+    memset(dst, 0, sizeof(ArrowSchema))
+    dst.release = zp_release_schema
+    dst.flags = src.flags
+    dst.format = zp_strdup_c(src.format)
+    dst.name = zp_strdup_c(src.name)
+    if dst.format == NULL or dst.name == NULL:
+        return -1
+    if src.metadata != NULL:
+        memcpy(&count, src.metadata, 4)
+        size = 4
+        for i in range(2 * (<int32_t>count)):
+            n = 0
+            memcpy(&n, src.metadata + size, 4)
+            size += 4 + <int32_t>n
+        dst.metadata = <const char *>malloc(size)
+        if dst.metadata == NULL:
+            return -1
+        memcpy(<void *>dst.metadata, src.metadata, size)
+    if src.n_children:
+        dst.children = <ArrowSchema **>calloc(src.n_children, sizeof(ArrowSchema *))
+        if dst.children == NULL:
+            return -1
+        dst.n_children = src.n_children
+        for i in range(src.n_children):
+            dst.children[i] = <ArrowSchema *>calloc(1, sizeof(ArrowSchema))
+            if dst.children[i] == NULL or zp_copy_schema(src.children[i], dst.children[i]) < 0:
+                return -1
+    return 0
+
+
+cdef char *zp_strdup_c(const char *text) noexcept nogil:
+    cdef size_t n = strlen(text)
+    cdef char *out = <char *>malloc(n + 1)
+    if out != NULL:
+        memcpy(out, text, n + 1)
+    return out
+
+
+cdef int zs_get_schema(ArrowArrayStream *stream, ArrowSchema *out) noexcept nogil:
+    cdef ZStream *z = <ZStream *>stream.private_data
+    if zp_copy_schema(&z.schema, out) < 0:
+        zp_release_schema(out)
+        return ENOMEM
+    return 0
+
+
+cdef int zs_get_next(ArrowArrayStream *stream, ArrowArray *out) noexcept nogil:
+    cdef ZStream *z = <ZStream *>stream.private_data
+    cdef int rc
+    if not zp_try_enter(&z.busy):
+        out.release = NULL
+        snprintf(z.error, ERROR_SIZE, "the stream is being read by another thread")
+        return EBUSY
+    rc = zs_next(z, out)
+    zp_leave(&z.busy)
+    return rc
+
+
+cdef const char *zs_get_last_error(ArrowArrayStream *stream) noexcept nogil:
+    cdef ZStream *z = <ZStream *>stream.private_data
+    return z.error if z.error[0] else NULL
+
+
+cdef void zs_release(ArrowArrayStream *stream) noexcept nogil:
+    cdef ZStream *z = <ZStream *>stream.private_data
+    cdef PyObject *owner = z.owner if z != NULL else NULL
+    stream.release = NULL
+    if owner != NULL and Py_IsInitialized():
+        with gil:
+            Py_DECREF(<object>owner)
+
+
+cdef void zp_stream_capsule_free(object capsule) noexcept:
+    cdef ArrowArrayStream *stream = <ArrowArrayStream *>PyCapsule_GetPointer(capsule, "arrow_array_stream")
+    if stream != NULL:
+        if stream.release != NULL:
+            stream.release(stream)
+        free(stream)
+
+
+cdef void zp_array_capsule_free(object capsule) noexcept:
+    cdef ArrowArray *array = <ArrowArray *>PyCapsule_GetPointer(capsule, "arrow_array")
+    if array != NULL:
+        if array.release != NULL:
+            array.release(array)
+        free(array)
+
+
+@cython.final
+cdef class ArrowRecordReader:
+    """One pass of the columnar reader over its sources (zebrapack.arrow builds it).
+
+    ``next_batch()`` returns the next batch as an ("arrow_schema",
+    "arrow_array") capsule pair, or None at the end; ``export_stream()`` hands
+    the reader to an Arrow consumer as an "arrow_array_stream" capsule.
+    """
+
+    cdef ZStream *z
+    cdef list _keep             # the Python objects the segments point into
+    cdef bint _exported
+
+    def __cinit__(self, field, codec, *, Py_ssize_t batch_rows, Py_ssize_t batch_bytes, bint strict,
+                  bint time_us, Py_ssize_t max_record_size=1 << 28):
+        cdef Codec cd = <Codec?>codec
+        cdef int64_t i
+        if batch_rows < 1:
+            raise ValueError(f"batch_rows must be positive, not {batch_rows}")
+        if batch_bytes < 1:
+            raise ValueError(f"batch_bytes must be positive, not {batch_bytes}")
+        self._keep = []
+        self.z = <ZStream *>calloc(1, sizeof(ZStream))
+        if self.z == NULL:
+            raise MemoryError()
+        self.z.seg = -1
+        self.z.batch_rows = batch_rows
+        self.z.batch_bytes = batch_bytes
+        self.z.max_record_size = max_record_size
+        self.z.d.strict = strict
+        self.z.d.time_us = time_us
+        self.z.d.max_depth = cd.max_depth
+        self.z.d.steps = <PathStep *>calloc(cd.max_depth + 2, sizeof(PathStep))
+        self.z.d.skip_left = <int64_t *>calloc(cd.max_depth + 2, sizeof(int64_t))
+        self.z.d.skip_total = <int64_t *>calloc(cd.max_depth + 2, sizeof(int64_t))
+        names = [name.encode("utf-8") for name in cd._by_name]
+        self.z.d.struct_names = <char **>calloc(max(len(names), 1), sizeof(char *))
+        self.z.d.struct_name_lens = <int64_t *>calloc(max(len(names), 1), sizeof(int64_t))
+        if self.z.d.steps == NULL or self.z.d.skip_left == NULL or self.z.d.skip_total == NULL \
+                or self.z.d.struct_names == NULL or self.z.d.struct_name_lens == NULL:
+            raise MemoryError()
+        self.z.d.n_struct_names = len(names)
+        for i, name in enumerate(names):
+            self.z.d.struct_names[i] = zp_strdup_bytes(name)
+            self.z.d.struct_name_lens[i] = len(name)
+        self.z.root = col_build(field)
+        zp_export_schema(&self.z.schema, field)
+
+    def __dealloc__(self):
+        zs_free(self.z)
+        self.z = NULL
+
+    cdef Segment *_segment(self, int kind, str label) except NULL:
+        cdef Segment *grown = <Segment *>realloc(self.z.segs, (self.z.n_segs + 1) * sizeof(Segment))
+        if grown == NULL:
+            raise MemoryError()
+        self.z.segs = grown
+        memset(&grown[self.z.n_segs], 0, sizeof(Segment))
+        self.z.n_segs += 1
+        grown[self.z.n_segs - 1].kind = kind
+        if label is not None:
+            grown[self.z.n_segs - 1].label = c_string(label)
+        return &grown[self.z.n_segs - 1]
+
+    def add_buffer(self, data, Py_ssize_t start):
+        """Records of a bytes-like object from ``start``, read in place."""
+        cdef const unsigned char[::1] view = memoryview(data).cast("B")
+        cdef Segment *s
+        if view.shape[0] <= start:
+            return
+        self._keep.append(view)
+        s = self._segment(SEG_MEM, None)
+        s.mem = &view[0]
+        s.mem_len = view.shape[0]
+        s.start = start
+
+    def add_file(self, str path, Py_ssize_t start, Py_ssize_t stop, str label=None):
+        """Records of the file's bytes start..stop, read in chunks."""
+        cdef Segment *s = self._segment(SEG_FILE, label)
+        s.path = c_string(path)
+        s.start = start
+        s.stop = stop
+
+    def add_entry(self, str path, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t records, uint32_t crc, str label):
+        """An index entry: its bytes must have the CRC32 and hold exactly ``records`` records."""
+        cdef Segment *s = self._segment(SEG_ENTRY, label)
+        s.path = c_string(path)
+        s.start = start
+        s.stop = stop
+        s.records = records
+        s.crc = crc
+
+    def add_file_object(self, fileobj, bytes prefix, Py_ssize_t start):
+        """Records of a binary file object: ``prefix`` (already read, from offset ``start``), then read()."""
+        cdef Segment *s = self._segment(SEG_PYFILE, None)
+        self._keep.append(fileobj)
+        self._keep.append(prefix)
+        s.pyfile = <PyObject *>fileobj
+        s.prefix = <const uint8_t *>PyBytes_AS_STRING(prefix)
+        s.prefix_len = len(prefix)
+        s.start = start
+
+    def next_batch(self):
+        """The next batch as (schema capsule, array capsule), or None at the end."""
+        cdef ArrowArray *array
+        cdef ArrowSchema *schema
+        cdef int rc
+        if self._exported:
+            raise ValueError("this reader was handed to an Arrow consumer")
+        if not zp_try_enter(&self.z.busy):
+            raise RuntimeError("the reader is being read by another thread")
+        array = <ArrowArray *>malloc(sizeof(ArrowArray))
+        if array == NULL:
+            zp_leave(&self.z.busy)
+            raise MemoryError()
+        try:
+            with nogil:
+                rc = zs_next(self.z, array)
+        finally:
+            zp_leave(&self.z.busy)
+        if rc:
+            free(array)
+            raise self.error()
+        if array.release == NULL:
+            free(array)
+            return None
+        array_capsule = PyCapsule_New(array, "arrow_array", <PyCapsule_Destructor>zp_array_capsule_free)
+        schema = <ArrowSchema *>malloc(sizeof(ArrowSchema))
+        if schema == NULL:
+            raise MemoryError()
+        if zp_copy_schema(&self.z.schema, schema) < 0:
+            zp_release_schema(schema)
+            free(schema)
+            raise MemoryError()
+        return PyCapsule_New(schema, "arrow_schema", <PyCapsule_Destructor>zp_schema_capsule_free), array_capsule
+
+    def schema_capsule(self):
+        cdef ArrowSchema *schema = <ArrowSchema *>malloc(sizeof(ArrowSchema))
+        if schema == NULL:
+            raise MemoryError()
+        if zp_copy_schema(&self.z.schema, schema) < 0:
+            zp_release_schema(schema)
+            free(schema)
+            raise MemoryError()
+        return PyCapsule_New(schema, "arrow_schema", <PyCapsule_Destructor>zp_schema_capsule_free)
+
+    def error(self):
+        """The reader's error as an exception: DecodeError (with ``record``), or OSError / MemoryError."""
+        if self.z.error_code == ENOMEM:
+            return MemoryError(self.z.error.decode("utf-8", "replace"))
+        if self.z.error_code != EINVAL:
+            return OSError(self.z.error_code, self.z.error.decode("utf-8", "replace"))
+        label = self.z.err_label.decode("utf-8", "replace") if self.z.err_label != NULL else ""
+        reason = f"{label}{self.z.d.message.decode('utf-8', 'replace')} (record {self.z.err_record})"
+        exc = _DecodeError(reason, self.z.d.path.decode("utf-8", "replace"), self.z.d.fail_at)
+        exc.record = self.z.err_record
+        return exc
+
+    def export_stream(self):
+        """This reader as an "arrow_array_stream" capsule (it can be exported once)."""
+        cdef ArrowArrayStream *stream
+        if self._exported:
+            raise ValueError("this reader was already handed to an Arrow consumer")
+        stream = <ArrowArrayStream *>malloc(sizeof(ArrowArrayStream))
+        if stream == NULL:
+            raise MemoryError()
+        self._exported = True
+        stream.get_schema = zs_get_schema
+        stream.get_next = zs_get_next
+        stream.get_last_error = zs_get_last_error
+        stream.release = zs_release
+        stream.private_data = self.z
+        Py_INCREF(self)
+        self.z.owner = <PyObject *>self
+        return PyCapsule_New(stream, "arrow_array_stream", <PyCapsule_Destructor>zp_stream_capsule_free)

@@ -1,0 +1,171 @@
+/* C helpers of the columnar reader (_arrow_read.pxi): growable column buffers,
+ * UTF-8 validation, CRC32 (index entries), bit counting. Nothing here touches
+ * a Python object, so all of it runs without the GIL, on any thread. */
+#ifndef ZP_ARROW_READ_H
+#define ZP_ARROW_READ_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A growable buffer of one column. `held` points at the reader's count of
+ * bytes allocated by all its buffers (batch_bytes). */
+typedef struct {
+    uint8_t *ptr;
+    int64_t len;
+    int64_t cap;
+} zp_buf;
+
+/* Make room for `extra` more bytes (at least doubling); `zero`: new bytes are
+ * zeroed (validity and bool bitmaps rely on it). -1 when memory runs out. */
+static inline int zp_buf_grow_to(zp_buf *b, int64_t extra, int64_t *held, int zero) {
+    int64_t need = b->len + extra, cap = b->cap ? b->cap : 64;
+    uint8_t *p;
+    if (extra < 0 || need < 0 || need > ((int64_t)1 << 46))
+        return -1;
+    while (cap < need)
+        cap *= 2;
+    p = (uint8_t *)realloc(b->ptr, (size_t)cap);
+    if (p == NULL)
+        return -1;
+    if (zero)
+        memset(p + b->cap, 0, (size_t)(cap - b->cap));
+    *held += cap - b->cap;
+    b->ptr = p;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int zp_buf_grow(zp_buf *b, int64_t extra, int64_t *held) {
+    return zp_buf_grow_to(b, extra, held, 0);
+}
+
+static inline int zp_buf_reserve(zp_buf *b, int64_t extra, int64_t *held) {
+    if (b->cap - b->len >= extra)
+        return 0;
+    return zp_buf_grow_to(b, extra, held, 0);
+}
+
+/* Bitmaps: room for bit `index`, which is then set (or left 0). */
+static inline int zp_bits_reserve(zp_buf *b, int64_t index, int64_t *held) {
+    int64_t bytes = (index >> 3) + 1;
+    if (bytes > b->len) {
+        if (b->cap < bytes && zp_buf_grow_to(b, bytes - b->len, held, 1) < 0)
+            return -1;
+        b->len = bytes;
+    }
+    return 0;
+}
+
+static inline void zp_bit_set(uint8_t *bits, int64_t index) {
+    bits[index >> 3] |= (uint8_t)(1u << (index & 7));
+}
+
+static inline void zp_bit_clear(uint8_t *bits, int64_t index) {
+    bits[index >> 3] &= (uint8_t)~(1u << (index & 7));
+}
+
+/* Clear the bits from `from` on (a column truncated back). */
+static inline void zp_bits_truncate(zp_buf *b, int64_t from) {
+    int64_t byte = from >> 3;
+    if (byte >= b->len)
+        return;
+    b->ptr[byte] &= (uint8_t)((1u << (from & 7)) - 1);
+    if (byte + 1 < b->len)
+        memset(b->ptr + byte + 1, 0, (size_t)(b->len - byte - 1));
+    b->len = (from + 7) >> 3;
+}
+
+static inline int64_t zp_count_set_bits(const uint8_t *bits, int64_t length) {
+    int64_t i, count = 0, whole = length >> 3;
+    if (bits == NULL)
+        return length;
+    for (i = 0; i < whole; i++)
+        count += __builtin_popcount(bits[i]);
+    if (length & 7)
+        count += __builtin_popcount(bits[whole] & ((1u << (length & 7)) - 1));
+    return count;
+}
+
+/* Strict UTF-8 as Python's decoder takes it: no overlong forms, no surrogates,
+ * nothing above U+10FFFF. Returns the offset of the first bad byte, or -1. */
+static inline int64_t zp_utf8_invalid_at(const uint8_t *s, int64_t n) {
+    int64_t i = 0;
+    while (i < n) {
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            /* ASCII runs, 8 bytes at a time */
+            while (i + 8 <= n) {
+                uint64_t w;
+                memcpy(&w, s + i, 8);
+                if (w & 0x8080808080808080ull)
+                    break;
+                i += 8;
+            }
+            while (i < n && s[i] < 0x80)
+                i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            if (i + 1 >= n || (s[i + 1] & 0xc0) != 0x80)
+                return i;
+            i += 2;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            uint8_t lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+            if (i + 2 >= n || s[i + 1] < lo || s[i + 1] > hi || (s[i + 2] & 0xc0) != 0x80)
+                return i;
+            i += 3;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            uint8_t lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+            if (i + 3 >= n || s[i + 1] < lo || s[i + 1] > hi || (s[i + 2] & 0xc0) != 0x80
+                || (s[i + 3] & 0xc0) != 0x80)
+                return i;
+            i += 4;
+        } else {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* CRC-32 (zlib's), for the index entries of a split. */
+static uint32_t zp_crc_table[256];
+
+static inline void zp_crc32_init(void) {
+    uint32_t i, j, c;
+    for (i = 0; i < 256; i++) {
+        c = i;
+        for (j = 0; j < 8; j++)
+            c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        zp_crc_table[i] = c;
+    }
+}
+
+static inline uint32_t zp_crc32(uint32_t crc, const uint8_t *p, int64_t n) {
+    crc = ~crc;
+    while (n-- > 0)
+        crc = zp_crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
+
+/* a * b + c without overflow; returns -1 when it does not fit int64. */
+static inline int zp_mul_add_i64(int64_t a, int64_t b, int64_t c, int64_t *out) {
+    int64_t product;
+    if (__builtin_mul_overflow(a, b, &product))
+        return -1;
+    if (__builtin_add_overflow(product, c, out))
+        return -1;
+    return 0;
+}
+
+/* One consumer at a time per reader: a stream pulled from two threads at once
+ * gets an error instead of a data race. */
+static inline int zp_try_enter(int *busy) {
+    return __atomic_exchange_n(busy, 1, __ATOMIC_ACQUIRE) == 0;
+}
+
+static inline void zp_leave(int *busy) {
+    __atomic_store_n(busy, 0, __ATOMIC_RELEASE);
+}
+
+#endif
