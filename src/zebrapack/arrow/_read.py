@@ -177,10 +177,11 @@ def _prefix_end(head: bytes | memoryview, max_depth: int) -> int:
 
 def _may_start_with_schema(head: bytes | memoryview) -> bool:
     """A schema document is a map whose first key is a str (cheap test before reading more)."""
-    if len(head) < 2:
+    if not head:
         return False
-    lead, key = head[0], head[1 if 0x80 <= head[0] <= 0x8f else 3 if head[0] == 0xde else 5]
-    return (0x80 <= lead <= 0x8f or lead in (0xde, 0xdf)) and (0xa0 <= key <= 0xbf or key in (0xd9, 0xda, 0xdb))
+    lead = head[0]
+    at = 1 if 0x80 <= lead <= 0x8f else 3 if lead == 0xde else 5 if lead == 0xdf else len(head)
+    return at < len(head) and (0xa0 <= head[at] <= 0xbf or head[at] in (0xd9, 0xda, 0xdb))
 
 
 def _add_source(reader: ArrowRecordReader, item: Any, max_depth: int) -> None:
