@@ -1,12 +1,13 @@
 """Shared by tests/cluster: record files to read, and the engines' fixtures: one
 Dask LocalCluster (worker processes) for test_dask.py, one SparkSession
-(local[2]) for test_spark.py (each module imports the one it uses, so each starts
-once). A missing engine (or Java, for Spark) skips, unless
+(local[2]) for test_spark.py. Each is used by one module and ends with it (so
+each starts once, and no engine thread runs on under the tests that follow). A missing engine (or Java, for Spark) skips, unless
 ZEBRAPACK_REQUIRE_ENGINES=1 (CI), where it fails."""
 
 from __future__ import annotations
 
 import datetime
+import gc
 import os
 import shutil
 import sys
@@ -49,7 +50,7 @@ def missing(what: str) -> None:
     pytest.skip(f"{what}; set {REQUIRE_ENGINES}=1 to make this a failure")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def dask_client() -> Iterator[Any]:
     engine("dask.dataframe")
     distributed = engine("distributed")
@@ -58,7 +59,7 @@ def dask_client() -> Iterator[Any]:
         yield client
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
     engine("pyspark")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -79,6 +80,19 @@ def spark() -> Iterator[Any]:
         session.dataSource.register(zebrapack.spark.DataSource)
     yield session
     session.stop()
+    # Stop the JVM and py4j's threads too, and collect the Java proxies the tests left:
+    # a proxy collected later makes py4j allocate under the leak tests that follow.
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    if gateway is not None:
+        gateway.shutdown()
+        SparkContext._gateway = SparkContext._jvm = None
+        java = getattr(gateway, "proc", None)     # the JVM pyspark started: it ends when its stdin closes
+        if java is not None:
+            java.stdin.close()
+            java.wait(timeout=60)
+    gc.collect()
 
 
 def decoded_records(schema: zebrapack.Schema, paths: list[Path], type: str = "A") -> list[Any]:
