@@ -617,6 +617,21 @@ cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
     return 0
 
 
+cdef inline int col_put8(Dec *d, Col *c, uint64_t value) noexcept nogil:
+    """col_fixed for 8-byte values (int64, uint64, float64, timestamps): a constant-size store."""
+    if c.data.cap - c.data.len < 8 and zp_buf_grow(&c.data, 8, &d.held) < 0:
+        return dec_no_memory(d)
+    memcpy(c.data.ptr + c.data.len, &value, 8)
+    c.data.len += 8
+    d.used += 8
+    if c.nullable:
+        if zp_bits_reserve(&c.validity, c.length, &d.held) < 0:
+            return dec_no_memory(d)
+        zp_bit_set(c.validity.ptr, c.length)
+    c.length += 1
+    return 0
+
+
 cdef inline int col_offset(Dec *d, Col *c, int64_t value) noexcept nogil:
     """Append the end offset of the row being closed (utf8, binary, list, map)."""
     cdef int32_t v
@@ -1210,17 +1225,38 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
     """One value of c's type at d.pos, appended to c."""
     cdef unsigned char b
     cdef int kind = c.kind
+    cdef int64_t n, seconds, nanos, value
+    cdef const unsigned char *p
     if d.pos >= d.end:
         return dec_truncated(d, d.pos, 1)
     b = d.buf[d.pos]
     if b == 0xc0:                       # nil: null where Python has None, else the zero value
         d.pos += 1
         return col_fill(d, c, c.nullable, False)
+    # The common encodings first, without the general readers' calls.
+    if kind == C_STRING and (b & 0xe0) == 0xa0:
+        n = b & 0x1f
+        p = d.buf + d.pos + 1
+        if n < d.end - d.pos and zp_utf8_invalid_at(p, n) < 0:
+            d.pos += 1 + n
+            return col_bytes(d, c, p, n)
+        return read_bytes_into(d, c, b)
     if kind == C_INT or kind == C_UINT:
-        if b <= 0x7f and c.width == 8:  # the common case: fits every integer kind
+        if b <= 0x7f and c.width == 8:  # fits every integer kind
             d.pos += 1
-            return col_fixed(d, c, &_FIXINT_VALUES[b])
+            return col_put8(d, c, b)
         return read_int_into(d, c, b)
+    if kind == C_F64 and b == 0xcb and d.end - d.pos >= 9:
+        d.pos += 9
+        return col_put8(d, c, zp_load_u64(d.buf + d.pos - 8))
+    if kind == C_TIME and b == 0xc7 and d.end - d.pos >= 15 and d.buf[d.pos + 1] == 12 and d.buf[d.pos + 2] == 5:
+        seconds = zp_load_i64(d.buf + d.pos + 3)
+        nanos = <int32_t>zp_load_u32(d.buf + d.pos + 11)
+        if 0 <= nanos < 1000000000 and not d.time_us and not (c.time_field and seconds == ZP_GO_ZERO_SECONDS) \
+                and zp_mul_add_i64(seconds, 1000000000, nanos, &value) == 0:
+            d.pos += 15
+            return col_put8(d, c, <uint64_t>value)
+        return read_time_into(d, c, b)
     if kind == C_STRING or kind == C_BINARY or kind == C_FIXED_BINARY:
         return read_bytes_into(d, c, b)
     if kind == C_F64 or kind == C_F32:
@@ -1253,11 +1289,6 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
         return read_ext_into(d, c, b)
     snprintf(d.message, MESSAGE_SIZE, "internal: column kind %d", kind)
     return dec_fail(d, d.pos)
-
-# Positive fixints as int64 values, little-endian in memory (col_fixed copies them).
-cdef int64_t _FIXINT_VALUES[128]
-for _i in range(128):
-    _FIXINT_VALUES[_i] = _i
 
 
 cdef int read_record(Dec *d, Col *root) noexcept nogil:

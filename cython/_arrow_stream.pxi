@@ -724,16 +724,6 @@ cdef class ArrowRecordReader:
             raise MemoryError()
         return PyCapsule_New(schema, "arrow_schema", <PyCapsule_Destructor>zp_schema_capsule_free), array_capsule
 
-    def schema_capsule(self):
-        cdef ArrowSchema *schema = <ArrowSchema *>malloc(sizeof(ArrowSchema))
-        if schema == NULL:
-            raise MemoryError()
-        if zp_copy_schema(&self.z.schema, schema) < 0:
-            zp_release_schema(schema)
-            free(schema)
-            raise MemoryError()
-        return PyCapsule_New(schema, "arrow_schema", <PyCapsule_Destructor>zp_schema_capsule_free)
-
     def error(self):
         """The reader's error as an exception: DecodeError (with ``record``), or OSError / MemoryError."""
         if self.z.error_code == ENOMEM:

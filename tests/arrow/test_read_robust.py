@@ -3,8 +3,11 @@ and the same acceptance as decode (hypothesis over random and mutated bytes)."""
 
 from __future__ import annotations
 
+import sys
 import warnings
+from pathlib import Path
 
+import pytest
 from arrow_read_support import engine
 from conftest import MANIFEST, vector_bytes, vector_schema
 from hypothesis import HealthCheck, given, settings
@@ -64,3 +67,17 @@ def test_mutated_records_accepted_exactly_when_decode_accepts_them(case, draw, s
     elif decodes(data, schema, case["type"], strict):
         # refused by Arrow only for what Arrow cannot hold: a time outside timestamp[us]
         assert "timestamp[us]" in result.reason, result
+
+
+FUZZ = Path(__file__).resolve().parent.parent / "fuzz"
+FUZZ_INPUTS = sorted(p for folder in ("corpus", "crashers") for p in (FUZZ / folder).iterdir() if p.is_file())
+
+
+@pytest.mark.parametrize("path", FUZZ_INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_fuzz_corpus_replays_through_the_arrow_target(path):
+    sys.path.insert(0, str(FUZZ))
+    try:
+        from arrow_target import check_arrow
+    finally:
+        sys.path.remove(str(FUZZ))
+    check_arrow(path.read_bytes())

@@ -386,3 +386,32 @@ def test_gil_is_released_while_a_batch_decodes():
     assert batch is not None
     during = [t for t in ticks if start < t < end]
     assert len(during) >= 3, (end - start, len(during))
+
+
+def test_recursive_struct_inner_occurrences_are_their_own_bytes():
+    Tree = EXAMPLES.types.Tree
+    leaf = Tree(Label="leaf", Weight=0.5)
+    root = Tree(Label="root", Kids=[leaf, Tree(Label="mid", Kids=[leaf])], Up=Tree(Label="up"))
+    data = EXAMPLES.encode(root)
+    table = zpa.read(data, EXAMPLES, "Tree").read_all()
+    table.validate(full=True)
+    row = table.to_pylist()[0]
+    assert row["Label"] == "root" and row["Weight"] == 0.0
+    kids = [EXAMPLES.decode(raw, "Tree") for raw in row["Kids"]]
+    assert kids == root.Kids
+    assert EXAMPLES.decode(row["Up"], "Tree") == root.Up
+    assert zpa.read(EXAMPLES.encode(Tree()), EXAMPLES, "Tree").read_all().column("Up").to_pylist() == [None]
+
+
+def test_complex_and_ext_columns():
+    record = Prims(C64=complex(1.5, -2), C128=complex(3, 4.25))
+    table = zpa.read(EXAMPLES.encode(record), EXAMPLES, "Prims").read_all()
+    assert table.column("C64").to_pylist() == [{"real": 1.5, "imag": -2.0}]
+    assert table.column("C128").to_pylist() == [{"real": 3.0, "imag": 4.25}]
+
+
+def test_maps_keep_wire_order():
+    record = Compound(SMap={"b": 2, "a": 1, "c": 3}, IMap={5: "five", -1: "minus"})
+    table = zpa.read(EXAMPLES.encode(record), EXAMPLES, "Compound").read_all()
+    assert table.column("SMap").to_pylist() == [[("b", 2), ("a", 1), ("c", 3)]]
+    assert table.column("IMap").to_pylist() == [[(5, "five"), (-1, "minus")]]

@@ -1,10 +1,11 @@
 """The atheris (libFuzzer) fuzzers of the decoder and encoder, and of schemas.
 
-    python tests/fuzz/run_atheris.py [--target=decode|load|stream] [libFuzzer options] [CORPUS_DIR ...]
+    python tests/fuzz/run_atheris.py [--target=decode|load|stream|arrow] [libFuzzer options] [CORPUS_DIR ...]
 
 ``decode`` (the default): each input goes through decode_target.check_input:
 decoded with every vector schema, only DecodeError may escape, and what
-decodes must re-encode and decode to the same value. ``load`` and ``stream``:
+decodes must re-encode and decode to the same value. ``arrow``:
+arrow_target.check_arrow, the same inputs through the columnar reader (needs pyarrow). ``load`` and ``stream``:
 schema_target.check_load / check_stream: the input is a schema (raw ``.z``
 bytes, or a recipe building a schema document) or a stream carrying one, and
 only SchemaError / DecodeError may escape. Without a corpus folder, new inputs
@@ -39,6 +40,7 @@ SEED_FOLDERS = {
     "decode": [FUZZ / "corpus", *RECORD_SEEDS],
     "load": [FUZZ / "load", VECTORS / "schemas"],
     "stream": [FUZZ / "stream", VECTORS / "schemas"],
+    "arrow": [FUZZ / "corpus", *RECORD_SEEDS],
 }
 
 with atheris.instrument_imports():
@@ -49,6 +51,14 @@ from decode_target import check_input, configs  # noqa: E402
 from schema_target import check_load, check_stream  # noqa: E402
 
 TARGETS = {"decode": check_input, "load": check_load, "stream": check_stream}
+
+
+def check_arrow(data: bytes) -> None:
+    from arrow_target import check_arrow as check     # pyarrow only for this target
+    check(data)
+
+
+TARGETS["arrow"] = check_arrow
 
 
 def main() -> None:

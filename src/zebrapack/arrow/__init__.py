@@ -9,5 +9,6 @@ objects (``RecordBatchStream.read_all``, iteration, ``.schema``) need pyarrow.
 """
 
 from ._read import ArrowSchemaExport, RecordBatchStream, arrow_schema, read
+from ._write import write
 
-__all__ = ["ArrowSchemaExport", "RecordBatchStream", "arrow_schema", "read"]
+__all__ = ["ArrowSchemaExport", "RecordBatchStream", "arrow_schema", "read", "write"]

@@ -107,7 +107,10 @@ class RecordBatchStream:
         self._field = field
         self._codec = codec
         self._sources = sources
-        self._options = {"batch_rows": batch_rows, "batch_bytes": batch_bytes, "time_us": time_us, "strict": strict}
+        self._batch_rows = batch_rows
+        self._batch_bytes = batch_bytes
+        self._time_us = time_us
+        self._strict = strict
         self._file_objects_read = False
         self._reader: ArrowRecordReader | None = None
 
@@ -117,7 +120,8 @@ class RecordBatchStream:
             if self._file_objects_read:
                 raise ValueError("this stream reads a file object, which can only be read once")
             self._file_objects_read = True
-        reader = ArrowRecordReader(self._field, self._codec, **self._options)
+        reader = ArrowRecordReader(self._field, self._codec, batch_rows=self._batch_rows,
+                                   batch_bytes=self._batch_bytes, strict=self._strict, time_us=self._time_us)
         max_depth = self._codec.max_depth
         for item in self._sources:
             _add_source(reader, item, max_depth)

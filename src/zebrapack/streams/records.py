@@ -138,6 +138,20 @@ class RecordWriter:
         if len(self._buffer) >= self._buffer_size:
             self.flush()
 
+    def write_encoded(self, data: bytes, records: int, ends: Iterable[int] | None = None) -> None:
+        """Append ``records`` records encoded elsewhere (``zebrapack.arrow.write``); ``ends``:
+        where each ends in ``data``, needed when the writer keeps an index."""
+        start = self._written + len(self._buffer)
+        self._buffer += data
+        self.records += records
+        if self._index is not None:
+            if ends is None:
+                raise ValueError("an indexed writer needs the end of every record")
+            for end in ends:
+                self._index.record_end(start + end)
+        if len(self._buffer) >= self._buffer_size:
+            self.flush()
+
     def write_all(self, objs: Iterable[Any]) -> None:
         for obj in objs:
             self.write(obj)

@@ -1,0 +1,1446 @@
+# The Arrow writer: record batches imported through the C Data / C Stream
+# Interface (PyCapsules from pyarrow, Polars, our own reader...) written as
+# records, row by row, straight from the Arrow buffers. One WCol per schema
+# field says how its column is read (the Arrow layout) and written (the plan's
+# kind, omission, key); rows are encoded without the GIL into a malloc'd buffer
+# and come back as chunks of bytes. Every row is written exactly as encode
+# writes the value decode would give for it, and refused where encode refuses
+# (an EncodeError naming the row and the column path).
+
+from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_IsValid
+from libc.stdlib cimport calloc, free, malloc, realloc
+
+cdef extern from *:
+    """
+    /* The output buffer of the Arrow writer and its msgpack wire writers: plain C,
+       callable without the GIL. Every writer reserves its room first. */
+    typedef struct { unsigned char *data; Py_ssize_t pos; Py_ssize_t cap; } zp_out;
+
+    static int zp_out_grow(zp_out *o, Py_ssize_t n) {
+        Py_ssize_t cap = o->cap ? o->cap * 2 : 1 << 16;
+        unsigned char *data;
+        if (cap < o->pos + n) cap = o->pos + n;
+        data = (unsigned char *)realloc(o->data, (size_t)cap);
+        if (data == NULL) return -1;
+        o->data = data;
+        o->cap = cap;
+        return 0;
+    }
+
+    static inline int zp_out_room(zp_out *o, Py_ssize_t n) {
+        return n > o->cap - o->pos ? zp_out_grow(o, n) : 0;
+    }
+
+    /* Integer bodies: lead byte then big-endian payload, as msgp's writers. */
+    static inline void zp_out_lead(zp_out *o, unsigned char lead, uint64_t v, int size) {
+        unsigned char *p = o->data + o->pos;
+        int i;
+        p[0] = lead;
+        for (i = size; i >= 1; i--) { p[i] = (unsigned char)v; v >>= 8; }
+        o->pos += 1 + size;
+    }
+
+    static inline int zp_out_int(zp_out *o, int64_t v) {    /* the smallest signed form */
+        if (zp_out_room(o, 9)) return -1;
+        if (v >= -32 && v <= 127) o->data[o->pos++] = (unsigned char)(int8_t)v;
+        else if (v >= INT8_MIN && v <= INT8_MAX) zp_out_lead(o, 0xd0, (uint64_t)v, 1);
+        else if (v >= INT16_MIN && v <= INT16_MAX) zp_out_lead(o, 0xd1, (uint64_t)v, 2);
+        else if (v >= INT32_MIN && v <= INT32_MAX) zp_out_lead(o, 0xd2, (uint64_t)v, 4);
+        else zp_out_lead(o, 0xd3, (uint64_t)v, 8);
+        return 0;
+    }
+
+    static inline int zp_out_uint(zp_out *o, uint64_t v) {  /* the smallest unsigned form */
+        if (zp_out_room(o, 9)) return -1;
+        if (v <= 127) o->data[o->pos++] = (unsigned char)v;
+        else zp_out_lead(o, v <= 0xff ? 0xcc : v <= 0xffff ? 0xcd : v <= 0xffffffffu ? 0xce : 0xcf, v,
+                         v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8);
+        return 0;
+    }
+
+    /* str / bin / array / map headers; -2 when n passes msgpack's 2**32-1 limit. */
+    static inline int zp_out_header(zp_out *o, int64_t n, unsigned char fix, int64_t fixmax,
+                                    unsigned char l8, unsigned char l16, unsigned char l32) {
+        if (n > 0xffffffffLL) return -2;
+        if (zp_out_room(o, 5)) return -1;
+        if (n <= fixmax) o->data[o->pos++] = fix | (unsigned char)n;
+        else if (l8 && n <= 0xff) zp_out_lead(o, l8, (uint64_t)n, 1);
+        else if (n <= 0xffff) zp_out_lead(o, l16, (uint64_t)n, 2);
+        else zp_out_lead(o, l32, (uint64_t)n, 4);
+        return 0;
+    }
+
+    static inline int zp_out_raw(zp_out *o, const void *p, Py_ssize_t n) {
+        if (zp_out_room(o, n)) return -1;
+        if (n) memcpy(o->data + o->pos, p, (size_t)n);
+        o->pos += n;
+        return 0;
+    }
+
+    /* A struct's map header: room for n entries, then stored once their count is known. */
+    static inline Py_ssize_t zp_map_header_room(Py_ssize_t n) { return n <= 15 ? 1 : n <= 0xffff ? 3 : 5; }
+
+    static inline void zp_map_header_store(unsigned char *p, Py_ssize_t n, Py_ssize_t room) {
+        if (room == 1) { p[0] = 0x80 | (unsigned char)n; return; }
+        p[0] = room == 3 ? 0xde : 0xdf;
+        for (Py_ssize_t i = room - 1; i >= 1; i--) { p[i] = (unsigned char)n; n >>= 8; }
+    }
+
+    /* The first map entry whose key bytes repeat an earlier key's; -1 if none, -2 out of memory.
+       spans: (start, length) of each key in base. */
+    static Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) {
+        Py_ssize_t i, j, size = 16, *table;
+        if (n <= 16) {
+            for (i = 1; i < n; i++)
+                for (j = 0; j < i; j++)
+                    if (spans[2 * i + 1] == spans[2 * j + 1]
+                            && memcmp(base + spans[2 * i], base + spans[2 * j], (size_t)spans[2 * i + 1]) == 0)
+                        return i;
+            return -1;
+        }
+        while (size < 2 * n) size *= 2;
+        table = (Py_ssize_t *)malloc((size_t)size * sizeof(Py_ssize_t));
+        if (table == NULL) return -2;
+        for (i = 0; i < size; i++) table[i] = -1;
+        for (i = 0; i < n; i++) {
+            const unsigned char *key = base + spans[2 * i];
+            uint64_t hash = 1469598103934665603ULL;
+            for (j = 0; j < spans[2 * i + 1]; j++) hash = (hash ^ key[j]) * 1099511628211ULL;
+            for (j = (Py_ssize_t)(hash & (uint64_t)(size - 1)); table[j] >= 0; j = (j + 1) & (size - 1)) {
+                Py_ssize_t k = table[j];
+                if (spans[2 * k + 1] == spans[2 * i + 1]
+                        && memcmp(base + spans[2 * k], key, (size_t)spans[2 * i + 1]) == 0) {
+                    free(table);
+                    return i;
+                }
+            }
+            table[j] = i;
+        }
+        free(table);
+        return -1;
+    }
+    """
+    ctypedef struct zp_out:
+        unsigned char *data
+        Py_ssize_t pos
+        Py_ssize_t cap
+    int zp_out_room(zp_out *o, Py_ssize_t n) noexcept nogil
+    int zp_out_int(zp_out *o, int64_t v) noexcept nogil
+    int zp_out_uint(zp_out *o, uint64_t v) noexcept nogil
+    int zp_out_header(zp_out *o, int64_t n, unsigned char fix, int64_t fixmax,
+                      unsigned char l8, unsigned char l16, unsigned char l32) noexcept nogil
+    int zp_out_raw(zp_out *o, const void *p, Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_map_header_room(Py_ssize_t n) noexcept nogil
+    void zp_map_header_store(unsigned char *p, Py_ssize_t n, Py_ssize_t room) noexcept nogil
+    Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) noexcept nogil
+
+
+cdef enum:
+    # Arrow layouts the writer reads
+    L_NULL = 1      # "n": every value null
+    L_BOOL          # "b"
+    L_INT           # c C s S i I l L (width, signedness)
+    L_FLOAT         # e f g (width 2, 4, 8)
+    L_TIMESTAMP     # ts?:zone, int64 in a unit
+    L_BIN           # u z: int32 offsets
+    L_LARGE_BIN     # U Z: int64 offsets
+    L_VIEW_BIN      # vu vz: 16-byte views, variadic buffers
+    L_FIXED_BIN     # w:N
+    L_DICT          # dictionary-encoded: integer indices, the values column beside
+    L_LIST          # +l
+    L_LARGE_LIST    # +L
+    L_LIST_VIEW     # +vl
+    L_LARGE_LIST_VIEW   # +vL
+    L_FIXED_LIST    # +w:N
+    L_STRUCT        # +s
+    L_MAP           # +m
+
+cdef enum:
+    W_VALUE = 0     # a column of values
+    W_CONST = 1     # a field without a column: its zero value's bytes (key included), or nothing
+    W_RAW = 2       # msgpack bytes written verbatim (interface{}, named interfaces, recursive structs)
+
+cdef enum:
+    STEP_FIELD = 1
+    STEP_INDEX = 2
+    STEP_KEY = 3
+
+
+cdef struct WCol:
+    # what is written
+    int how                 # W_VALUE, W_CONST, W_RAW
+    int kind                # the plan kind of the value (pointers unwrapped)
+    bint ptr                # under a pointer: null is nil, and the value's zero is written
+    bint time_field         # a struct's own time.Time field: null is Go's zero time
+    bint omit               # as a struct field: a zero value is left out with its key
+    bint deprecated         # writing it warns (as encode)
+    bint deprecated_written
+    bint is_signed
+    int64_t imin
+    int64_t imax
+    uint64_t umax
+    Py_ssize_t length       # [N]T, [N]byte
+    Py_ssize_t level        # the trail depth this value's container opens (struct, list, map)
+    PyObject *field         # borrowed FieldPlan of a struct field (paths), or NULL
+    PyObject *type_plan     # borrowed TypePlan (messages, raw checks)
+    PyObject *struct_plan   # borrowed StructPlan of a struct value
+    const unsigned char *key        # the field's key as written (zid, or tag in msgp mode)
+    Py_ssize_t key_len
+    const unsigned char *name_entry  # the struct's -1 entry, when written
+    Py_ssize_t name_len
+    const unsigned char *const_bytes # W_CONST: key + zero value (empty: omitted)
+    Py_ssize_t const_len
+    # how it is read
+    int layout
+    int width               # bytes per value: integers, floats, fixed binary; N of fixed lists
+    bint src_signed
+    int64_t per_second      # timestamps: units per second
+    Py_ssize_t n_children
+    WCol **children          # struct fields in write order; list item; map key, value; complex/ext parts
+    Py_ssize_t *arrow_index # struct: the Arrow child of each field (-1: W_CONST)
+    WCol *values             # L_DICT: the dictionary's values
+    # bound for each batch
+    ArrowArray *arr
+    const uint8_t *validity
+    const unsigned char *data1
+    const unsigned char *data2
+    Py_ssize_t n_variadic
+    ArrowArray *entries     # L_MAP: the entries struct
+
+
+cdef struct WStep:
+    int kind
+    WCol *col
+    int64_t index
+
+
+cdef struct WriteCtx:
+    zp_out out
+    bint msgp
+    bint structnames
+    int64_t row
+    Py_ssize_t max_depth
+    WStep *path          # by level
+    Py_ssize_t depth        # the level the value being written is in
+    PyObject *root_name
+    PyObject *codec         # borrowed Codec (raw checks)
+    Py_ssize_t *spans       # map key spans (start, length), a stack shared by nested maps
+    Py_ssize_t spans_top
+    Py_ssize_t spans_cap
+    int64_t *ends           # record ends in out, when wanted
+    Py_ssize_t ends_cap
+    Py_ssize_t n_ends
+    bint want_ends
+
+
+# -- errors -----------------------------------------------------------------------
+
+cdef str _ctx_path(WriteCtx *ctx):
+    cdef Py_ssize_t d
+    cdef WStep *step
+    parts = [<object>ctx.root_name]
+    for d in range(1, ctx.depth + 1):
+        step = &ctx.path[d]
+        if step.kind == STEP_FIELD:
+            parts.append("." + (<FieldPlan>step.col.field).name)
+        elif step.kind == STEP_INDEX:
+            parts.append(f"[{step.index}]")
+        elif step.kind == STEP_KEY and step.col == NULL:
+            parts.append("[<key>]")
+        elif step.kind == STEP_KEY:
+            parts.append(f"[{_short_repr(_col_value(step.col, step.index))}]")
+    return "".join(parts)
+
+
+cdef int ctx_fail(WriteCtx *ctx, str message) except -1:
+    """An EncodeError naming the row and the field path of the value being written."""
+    path = _ctx_path(ctx)
+    error = _EncodeError(message, f"row {ctx.row}, {path}", None)
+    error.row = ctx.row
+    error.column = path
+    raise error
+
+
+cdef int fail_nogil(WriteCtx *ctx, const char *message) except -1 nogil:
+    with gil:
+        return ctx_fail(ctx, message.decode("utf-8"))
+
+
+cdef inline int put1(WriteCtx *ctx, unsigned char b) except -1 nogil:
+    if zp_out_room(&ctx.out, 1):
+        return fail_oom(ctx)
+    ctx.out.data[ctx.out.pos] = b
+    ctx.out.pos += 1
+    return 0
+
+
+cdef int fail_oom(WriteCtx *ctx) except -1 nogil:
+    with gil:
+        raise MemoryError("out of memory for the records being written")
+
+
+cdef inline int out_check(WriteCtx *ctx, int status) except -1 nogil:
+    if status == -1:
+        return fail_oom(ctx)
+    if status == -2:
+        return fail_nogil(ctx, "more than 2**32-1 elements or bytes: msgpack's limit")
+    return 0
+
+
+cdef inline str _go(WCol *c):
+    return (<TypePlan>c.type_plan).go
+
+
+cdef int aw_fail_null(WriteCtx *ctx, WCol *c) except -1 nogil:
+    with gil:
+        if c.kind == K_TIME:
+            detail = "None is only allowed for a time field itself"
+        else:
+            detail = "None is only allowed for pointers and interfaces"
+        return ctx_fail(ctx, f"expected {_go(c)}, got null ({detail})")
+
+
+# -- reading Arrow values ---------------------------------------------------------
+
+cdef inline bint aw_is_null(WCol *c, int64_t i) noexcept nogil:
+    cdef int64_t at
+    if c.layout == L_NULL:
+        return True
+    if c.validity == NULL:
+        return False
+    at = i + c.arr.offset
+    return (c.validity[at >> 3] >> (at & 7)) & 1 == 0
+
+
+cdef inline int64_t aw_read_int(WCol *c, int64_t at) noexcept nogil:
+    """A signed integer of any width at physical index at."""
+    if c.width == 1:
+        return (<const int8_t *>c.data1)[at]
+    if c.width == 2:
+        return (<const int16_t *>c.data1)[at]
+    if c.width == 4:
+        return (<const int32_t *>c.data1)[at]
+    return (<const int64_t *>c.data1)[at]
+
+
+cdef inline uint64_t aw_read_uint(WCol *c, int64_t at) noexcept nogil:
+    if c.width == 1:
+        return (<const uint8_t *>c.data1)[at]
+    if c.width == 2:
+        return (<const uint16_t *>c.data1)[at]
+    if c.width == 4:
+        return (<const uint32_t *>c.data1)[at]
+    return (<const uint64_t *>c.data1)[at]
+
+
+cdef int aw_read_bytes(WriteCtx *ctx, WCol *c, int64_t i, const unsigned char **p, int64_t *n) except -1 nogil:
+    """The bytes of a binary or string value (any of its layouts)."""
+    cdef int64_t at = i + c.arr.offset, start, stop, index, offset
+    cdef const unsigned char *view
+    if c.layout == L_BIN:
+        start = (<const int32_t *>c.data1)[at]
+        stop = (<const int32_t *>c.data1)[at + 1]
+    elif c.layout == L_LARGE_BIN:
+        start = (<const int64_t *>c.data1)[at]
+        stop = (<const int64_t *>c.data1)[at + 1]
+    elif c.layout == L_FIXED_BIN:
+        p[0] = c.data1 + at * c.width
+        n[0] = c.width
+        return 0
+    else:   # L_VIEW_BIN
+        view = c.data1 + 16 * at
+        n[0] = (<const int32_t *>view)[0]
+        if n[0] < 0:
+            return fail_nogil(ctx, "a binary view of negative length (invalid Arrow data)")
+        if n[0] <= 12:
+            p[0] = view + 4
+            return 0
+        index = (<const int32_t *>view)[2]
+        offset = (<const int32_t *>view)[3]
+        if index < 0 or index >= c.n_variadic or offset < 0 \
+                or offset + n[0] > (<const int64_t *>c.arr.buffers[2 + c.n_variadic])[index]:
+            return fail_nogil(ctx, "a binary view outside its data buffers (invalid Arrow data)")
+        p[0] = <const unsigned char *>c.arr.buffers[2 + index] + offset
+        return 0
+    if start < 0 or stop < start:
+        return fail_nogil(ctx, "offsets out of order (invalid Arrow data)")
+    p[0] = c.data2 + start
+    n[0] = stop - start
+    return 0
+
+
+cdef int aw_list_range(WriteCtx *ctx, WCol *c, int64_t i, int64_t *start, int64_t *n) except -1 nogil:
+    """The logical indices in the item column of list value i."""
+    cdef int64_t at = i + c.arr.offset
+    cdef ArrowArray *items = c.entries if c.layout == L_MAP else c.children[0].arr
+    if c.layout == L_LIST or c.layout == L_MAP:
+        start[0] = (<const int32_t *>c.data1)[at]
+        n[0] = (<const int32_t *>c.data1)[at + 1] - start[0]
+    elif c.layout == L_LARGE_LIST:
+        start[0] = (<const int64_t *>c.data1)[at]
+        n[0] = (<const int64_t *>c.data1)[at + 1] - start[0]
+    elif c.layout == L_LIST_VIEW:
+        start[0] = (<const int32_t *>c.data1)[at]
+        n[0] = (<const int32_t *>c.data2)[at]
+    elif c.layout == L_LARGE_LIST_VIEW:
+        start[0] = (<const int64_t *>c.data1)[at]
+        n[0] = (<const int64_t *>c.data2)[at]
+    else:   # L_FIXED_LIST
+        start[0] = at * c.width
+        n[0] = c.width
+    if start[0] < 0 or n[0] < 0 or start[0] + n[0] > items.length:
+        return fail_nogil(ctx, "list offsets outside the item column (invalid Arrow data)")
+    return 0
+
+
+cdef object _col_value(WCol *c, int64_t i):
+    """A scalar as Python sees it, for a map key in an error path."""
+    cdef const unsigned char *p = NULL
+    cdef int64_t n = 0, at = i + c.arr.offset
+    if c.layout == L_DICT:
+        return _col_value(c.values, aw_read_int(c, at))
+    if c.layout == L_INT:
+        return aw_read_int(c, at) if c.src_signed else aw_read_uint(c, at)
+    if c.layout == L_FLOAT:
+        return (<const double *>c.data1)[at] if c.width == 8 else (<const float *>c.data1)[at]
+    if c.layout == L_BOOL:
+        return bool((c.data1[at >> 3] >> (at & 7)) & 1)
+    if c.layout in (L_BIN, L_LARGE_BIN, L_VIEW_BIN, L_FIXED_BIN):
+        aw_read_bytes(NULL, c, i, &p, &n)
+        data = PyBytes_FromStringAndSize(<const char *>p, n)
+        return data.decode("utf-8", "replace") if c.kind == K_STRING else data
+    return "<key>"
+
+
+# -- writing values -----------------------------------------------------------------
+
+cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    """Value i of column c; 1 when written, 0 when omit left out a zero value."""
+    cdef int kind = c.kind
+    if aw_is_null(c, i):
+        return aw_null(ctx, c, omit)
+    if c.layout == L_DICT:
+        return aw_dictionary_value(ctx, c, i, omit)
+    if c.ptr:
+        omit = False            # a non-nil pointer is written whatever its value
+    if c.how == W_RAW:
+        return aw_raw(ctx, c, i, omit)
+    if kind == K_STRING or kind == K_BYTES or kind == K_BYTEARRAY:
+        return aw_binary(ctx, c, i, omit)
+    if K_UINT <= kind <= K_INT64:
+        return aw_int(ctx, c, i, omit)
+    if kind == K_F64 or kind == K_F32:
+        return aw_float(ctx, c, i, omit)
+    if kind == K_BOOL:
+        if (c.data1[(i + c.arr.offset) >> 3] >> ((i + c.arr.offset) & 7)) & 1:
+            return put1(ctx, 0xc3) + 1
+        if omit:
+            return 0
+        return put1(ctx, 0xc2) + 1
+    if kind == K_TIME:
+        return aw_timestamp(ctx, c, i, omit)
+    if kind == K_STRUCT:
+        return aw_struct_value(ctx, c, i + c.arr.offset, ctx.structnames)
+    if kind == K_SLICE or kind == K_ARRAY:
+        return aw_list(ctx, c, i, omit)
+    if kind == K_MAP:
+        return aw_map_value(ctx, c, i, omit)
+    if kind == K_C64 or kind == K_C128:
+        return aw_complex_value(ctx, c, i, omit)
+    if kind == K_EXT:
+        return aw_ext_value(ctx, c, i)
+    with gil:
+        raise AssertionError(f"no Arrow writer for plan kind {kind}")
+
+
+cdef int aw_null(WriteCtx *ctx, WCol *c, bint omit) except -1 nogil:
+    if c.ptr or c.kind == K_IFACE:
+        if omit:
+            return 0
+        return put1(ctx, 0xc0) + 1
+    if c.kind == K_INTF or c.kind == K_EXT:     # never empty to the reference generator: nil is written
+        return put1(ctx, 0xc0) + 1
+    if c.time_field:
+        if omit:
+            return 0
+        return aw_put_time_value(ctx, ZP_GO_ZERO_SECONDS, 0) + 1
+    return aw_fail_null(ctx, c)
+
+
+cdef int aw_dictionary_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef int64_t at = i + c.arr.offset
+    cdef int64_t k
+    if c.src_signed:
+        k = aw_read_int(c, at)
+    else:
+        k = <int64_t>aw_read_uint(c, at)
+    if k < 0 or k >= c.values.arr.length:
+        return fail_nogil(ctx, "dictionary index outside the dictionary (invalid Arrow data)")
+    return aw_value(ctx, c.values, k, omit)
+
+
+cdef int aw_binary(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef const unsigned char *p = NULL
+    cdef int64_t n = 0
+    aw_read_bytes(ctx, c, i, &p, &n)
+    if c.kind == K_BYTEARRAY and n != c.length:
+        with gil:
+            return ctx_fail(ctx, f"expected {_go(c)}: {c.length} bytes, got {n}")
+    if n == 0 and omit:
+        return 0
+    if c.kind == K_STRING:
+        if zp_utf8_invalid_at(<const uint8_t *>p, n) >= 0:
+            return fail_nogil(ctx, "invalid UTF-8 in a string")
+        out_check(ctx, zp_out_header(&ctx.out, n, 0xa0, 31, 0xd9, 0xda, 0xdb))
+    else:
+        out_check(ctx, zp_out_header(&ctx.out, n, 0, -1, 0xc4, 0xc5, 0xc6))
+    return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
+
+
+cdef int aw_int(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef int64_t at = i + c.arr.offset, v
+    cdef uint64_t u
+    if c.src_signed:
+        v = aw_read_int(c, at)
+        if v == 0 and omit:
+            return 0
+        if c.is_signed:
+            if v < c.imin or v > c.imax:
+                return aw_fail_range(ctx, c, v, 0)
+            return out_check(ctx, zp_out_int(&ctx.out, v)) + 1
+        if v < 0 or <uint64_t>v > c.umax:
+            return aw_fail_range(ctx, c, v, 0)
+        return out_check(ctx, zp_out_uint(&ctx.out, <uint64_t>v)) + 1
+    u = aw_read_uint(c, at)
+    if u == 0 and omit:
+        return 0
+    if c.is_signed:
+        if u > <uint64_t>c.imax:
+            return aw_fail_range(ctx, c, 0, u)
+        return out_check(ctx, zp_out_int(&ctx.out, <int64_t>u)) + 1
+    if u > c.umax:
+        return aw_fail_range(ctx, c, 0, u)
+    return out_check(ctx, zp_out_uint(&ctx.out, u)) + 1
+
+
+cdef int aw_fail_range(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u) except -1 nogil:
+    with gil:
+        value = <object>v if c.src_signed else <object>u     # as Python ints: no C conversion between them
+        bounds = f"{c.imin}..{c.imax}" if c.is_signed else f"0..{c.umax}"
+        return ctx_fail(ctx, f"{value} is outside the range of {_go(c)} ({bounds})")
+
+
+cdef double aw_half_to_double(uint16_t h) noexcept nogil:
+    cdef int exponent = (h >> 10) & 0x1f
+    cdef double mantissa = h & 0x3ff
+    cdef double value
+    if exponent == 0:
+        value = mantissa * 5.9604644775390625e-08          # 2**-24
+    elif exponent == 31:
+        value = zp_double_from_bits(0x7ff0000000000000ULL if mantissa == 0 else 0x7ff8000000000000ULL)
+    else:
+        value = (1.0 + mantissa / 1024.0) * (<double>(1 << exponent) / 32768.0)
+    return -value if h & 0x8000 else value
+
+
+cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef int64_t at = i + c.arr.offset, v = 0
+    cdef uint64_t u = 0
+    cdef double d
+    cdef uint32_t bits = 0
+    cdef bint exact_source = c.layout == L_FLOAT
+    if c.layout == L_FLOAT and c.width == 4 and c.kind == K_F32:
+        bits = (<const uint32_t *>c.data1)[at]        # float32 to float32: the bits as they are
+        if bits == 0 and omit:
+            return 0
+        out_check(ctx, zp_out_room(&ctx.out, 5))
+        ctx.out.data[ctx.out.pos] = 0xca
+        zp_store_u32(ctx.out.data + ctx.out.pos + 1, bits)
+        ctx.out.pos += 5
+        return 1
+    if c.layout == L_FLOAT:
+        if c.width == 8:
+            d = (<const double *>c.data1)[at]
+        elif c.width == 4:
+            d = (<const float *>c.data1)[at]
+        else:
+            d = aw_half_to_double((<const uint16_t *>c.data1)[at])
+    elif c.src_signed:                  # an integer column: only exact values (as encode takes an int)
+        v = aw_read_int(c, at)
+        if not zp_i64_fits_double(v):
+            return aw_fail_inexact(ctx, c, v, 0, False)
+        d = <double>v
+    else:
+        u = aw_read_uint(c, at)
+        if not zp_u64_fits_double(u):
+            return aw_fail_inexact(ctx, c, 0, u, True)
+        d = <double>u
+    if omit and d == 0.0 and not signbit(d):
+        return 0
+    if c.kind == K_F64:
+        out_check(ctx, zp_out_room(&ctx.out, 9))
+        ctx.out.data[ctx.out.pos] = 0xcb
+        zp_store_u64(ctx.out.data + ctx.out.pos + 1, zp_double_bits(d))
+        ctx.out.pos += 9
+        return 1
+    if not exact_source and not zp_double_fits_f32(d):
+        return aw_fail_inexact(ctx, c, v, u, not c.src_signed)
+    if zp_f32_bits_from_double(d, &bits) < 0:
+        with gil:
+            return ctx_fail(ctx, f"{d!r} overflows {_go(c)}")
+    out_check(ctx, zp_out_room(&ctx.out, 5))
+    ctx.out.data[ctx.out.pos] = 0xca
+    zp_store_u32(ctx.out.data + ctx.out.pos + 1, bits)
+    ctx.out.pos += 5
+    return 1
+
+
+cdef int aw_fail_inexact(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u, bint unsigned) except -1 nogil:
+    with gil:
+        value = <object>u if unsigned else <object>v
+        return ctx_fail(ctx, f"{value} is not exactly a {_go(c)}")
+
+
+cdef int aw_put_time_value(WriteCtx *ctx, int64_t seconds, uint32_t nanos) except -1 nogil:
+    """time.Time as the reference writes it: ext8, 12 bytes, type 5."""
+    out_check(ctx, zp_out_room(&ctx.out, 15))
+    cdef unsigned char *p = ctx.out.data + ctx.out.pos
+    p[0] = 0xc7
+    p[1] = 12
+    p[2] = 5
+    zp_store_u64(p + 3, <uint64_t>seconds)
+    zp_store_u32(p + 11, nanos)
+    ctx.out.pos += 15
+    return 0
+
+
+cdef int aw_timestamp(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef int64_t v = (<const int64_t *>c.data1)[i + c.arr.offset]
+    cdef int64_t seconds = zp_floor_div(v, c.per_second)
+    cdef uint32_t nanos = <uint32_t>((v - seconds * c.per_second) * (1000000000 // c.per_second))
+    if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+        return 0
+    return aw_put_time_value(ctx, seconds, nanos) + 1
+
+
+cdef int aw_complex_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef int64_t at = i + c.arr.offset
+    cdef double part[2]
+    cdef uint32_t bits = 0
+    cdef int k
+    cdef WCol *p
+    for k in range(2):
+        p = c.children[k]
+        if aw_is_null(p, at):
+            with gil:
+                return ctx_fail(ctx, f"the {'imaginary' if k else 'real'} part is null")
+        if p.width == 8:
+            part[k] = (<const double *>p.data1)[at + p.arr.offset]
+        else:
+            part[k] = (<const float *>p.data1)[at + p.arr.offset]
+    if omit and part[0] == 0.0 and part[1] == 0.0 and not signbit(part[0]) and not signbit(part[1]):
+        return 0
+    if c.kind == K_C128:
+        out_check(ctx, zp_out_room(&ctx.out, 18))
+        ctx.out.data[ctx.out.pos] = 0xd8
+        ctx.out.data[ctx.out.pos + 1] = 4
+        zp_store_u64(ctx.out.data + ctx.out.pos + 2, zp_double_bits(part[0]))
+        zp_store_u64(ctx.out.data + ctx.out.pos + 10, zp_double_bits(part[1]))
+        ctx.out.pos += 18
+        return 1
+    out_check(ctx, zp_out_room(&ctx.out, 10))
+    ctx.out.data[ctx.out.pos] = 0xd7
+    ctx.out.data[ctx.out.pos + 1] = 3
+    for k in range(2):
+        p = c.children[k]
+        if p.width == 4:
+            bits = (<const uint32_t *>p.data1)[at + p.arr.offset]
+        elif zp_f32_bits_from_double(part[k], &bits) < 0:
+            with gil:
+                return ctx_fail(ctx, f"{'imaginary' if k else 'real'} part {part[k]!r} overflows float32")
+        zp_store_u32(ctx.out.data + ctx.out.pos + 2 + 4 * k, bits)
+    ctx.out.pos += 10
+    return 1
+
+
+cdef int aw_ext_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
+    """msgp.Extension: struct<code, data>; the header as msgp's thresholds choose it."""
+    cdef int64_t at = i + c.arr.offset, code, n = 0
+    cdef const unsigned char *p = NULL
+    cdef WCol *code_col = c.children[0]
+    cdef WCol *data_col = c.children[1]
+    cdef unsigned char *o
+    if aw_is_null(code_col, at) or aw_is_null(data_col, at):
+        return fail_nogil(ctx, "an ext's code or data is null")
+    if code_col.src_signed:
+        code = aw_read_int(code_col, at + code_col.arr.offset)
+    else:
+        code = <int64_t>min(aw_read_uint(code_col, at + code_col.arr.offset), <uint64_t>1000)
+    if code < -128 or code > 127:
+        with gil:
+            return ctx_fail(ctx, f"ext code {code} is not in -128..127")
+    aw_read_bytes(ctx, data_col, at, &p, &n)
+    if n > 0xffffffffLL:
+        return fail_nogil(ctx, "an ext of more than 2**32-1 bytes: msgpack's limit")
+    out_check(ctx, zp_out_room(&ctx.out, 6 + n))
+    o = ctx.out.data + ctx.out.pos
+    if n == 1 or n == 2 or n == 4 or n == 8 or n == 16:
+        o[0] = 0xd4 + (0 if n == 1 else 1 if n == 2 else 2 if n == 4 else 3 if n == 8 else 4)
+        ctx.out.pos += 1
+    elif n < 0xff:
+        o[0] = 0xc7
+        o[1] = <unsigned char>n
+        ctx.out.pos += 2
+    elif n < 0xffff:
+        o[0] = 0xc8
+        zp_store_u16(o + 1, <uint16_t>n)
+        ctx.out.pos += 3
+    else:
+        o[0] = 0xc9
+        zp_store_u32(o + 1, <uint32_t>n)
+        ctx.out.pos += 5
+    ctx.out.data[ctx.out.pos] = <unsigned char><int8_t>code
+    ctx.out.pos += 1
+    return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
+
+
+cdef int aw_raw(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    """Msgpack bytes kept verbatim: checked as encode checks preserved bytes (one value
+    that decoding reads back), named interfaces and structs as the struct they are."""
+    cdef const unsigned char *p = NULL
+    cdef int64_t n = 0
+    aw_read_bytes(ctx, c, i, &p, &n)
+    if n == 1 and p[0] == 0xc0 and c.kind != K_INTF:
+        return aw_null(ctx, c, omit)     # a nil named interface is None to decode
+    with gil:
+        check_raw_bytes(ctx, c, p, n)
+    return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
+
+
+cdef int check_raw_bytes(WriteCtx *ctx, WCol *c, const unsigned char *p, Py_ssize_t n) except -1:
+    cdef Reader r
+    cdef Codec codec = <Codec>ctx.codec
+    cdef TypePlan t = <TypePlan>c.type_plan
+    r.buf = p
+    r.pos = 0
+    r.end = n
+    r.base = 0
+    r.strict = False
+    r.truncated = False
+    r.values_left = n
+    r.zeros_left = codec.zero_allowance
+    r.plans = <PyObject *>codec._plans
+    trail_init(&r.trail, max(ctx.max_depth - (c.level - 1), 1))
+    try:
+        if n == 0:
+            reader_fail(&r, 0, "no bytes")
+        if c.kind == K_IFACE:
+            read_iface(&r, t, p[0])
+        elif c.kind == K_STRUCT:
+            read_struct(&r, t.struct_plan, p[0])
+        else:
+            skip_value(&r)
+        if r.pos != r.end:
+            reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
+    except _DecodeError as exc:
+        ctx_fail(ctx, f"the {_go(c)} column's msgpack bytes do not read back: {exc}")
+    finally:
+        trail_release(&r.trail)
+    return 0
+
+
+cdef inline int aw_enter_level(WriteCtx *ctx, WCol *c) except -1 nogil:
+    if c.level > ctx.max_depth:
+        with gil:
+            return ctx_fail(ctx, f"nesting deeper than max_depth={ctx.max_depth} (does a value contain itself?)")
+    ctx.depth = c.level
+    return 0
+
+
+cdef int aw_list(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef int64_t start = 0, n = 0, j
+    cdef WCol *item = c.children[0]
+    aw_list_range(ctx, c, i, &start, &n)
+    if c.kind == K_ARRAY:
+        if n != c.length:
+            with gil:
+                return ctx_fail(ctx, f"expected {_go(c)}: {c.length} elements, got {n}")
+    elif n == 0 and omit:
+        return 0
+    out_check(ctx, zp_out_header(&ctx.out, n, 0x90, 15, 0, 0xdc, 0xdd))
+    aw_enter_level(ctx, c)
+    ctx.path[c.level].kind = STEP_INDEX
+    for j in range(n):
+        ctx.path[c.level].index = j
+        aw_value(ctx, item, start + j, False)
+    ctx.depth = c.level - 1
+    return 1
+
+
+cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    """A map in entry order; a key written twice is refused (a Python dict, as Go's
+    map, holds each key once). Key spans go on a stack in ctx shared by nested maps."""
+    cdef int64_t start = 0, n = 0, j, at
+    cdef WCol *key = c.children[0]
+    cdef WCol *value = c.children[1]
+    cdef Py_ssize_t base = ctx.spans_top, found
+    cdef Py_ssize_t *grown
+    aw_list_range(ctx, c, i, &start, &n)
+    if n == 0 and omit:
+        return 0
+    out_check(ctx, zp_out_header(&ctx.out, n, 0x80, 15, 0, 0xde, 0xdf))
+    if base + 2 * n > ctx.spans_cap:
+        grown = <Py_ssize_t *>realloc(ctx.spans, (base + 2 * n + 64) * sizeof(Py_ssize_t))
+        if grown == NULL:
+            return fail_oom(ctx)
+        ctx.spans = grown
+        ctx.spans_cap = base + 2 * n + 64
+    ctx.spans_top = base + 2 * n
+    aw_enter_level(ctx, c)
+    for j in range(n):
+        at = start + j + c.entries.offset       # the entries struct's offset applies to its children
+        ctx.path[c.level].kind = STEP_KEY
+        ctx.path[c.level].col = NULL            # "[<key>]" until the key is read
+        if aw_is_null(key, at):
+            return fail_nogil(ctx, "a map key is null")
+        ctx.spans[base + 2 * j] = ctx.out.pos
+        aw_value(ctx, key, at, False)
+        ctx.spans[base + 2 * j + 1] = ctx.out.pos - ctx.spans[base + 2 * j]
+        ctx.path[c.level].col = key
+        ctx.path[c.level].index = at
+        aw_value(ctx, value, at, False)
+    found = zp_duplicate_key(ctx.out.data, ctx.spans + base, n)
+    if found == -2:
+        return fail_oom(ctx)
+    if found >= 0:
+        ctx.path[c.level].index = start + found + c.entries.offset
+        return fail_nogil(ctx, "the key repeats an earlier key of the map (a Go map holds each key once)")
+    ctx.spans_top = base
+    ctx.depth = c.level - 1
+    return 1
+
+
+cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) except -1 nogil:
+    """The struct whose fields are at index ``at`` of their columns: fields in write
+    order under a map header sized for the fields actually written."""
+    cdef Py_ssize_t header_pos, header_size, count = 0, key_pos, k, body, small
+    cdef WCol *f
+    cdef int written
+    header_size = zp_map_header_room(c.n_children + with_name)
+    out_check(ctx, zp_out_room(&ctx.out, header_size))
+    header_pos = ctx.out.pos
+    ctx.out.pos += header_size
+    if with_name:
+        out_check(ctx, zp_out_raw(&ctx.out, c.name_entry, c.name_len))
+        count += 1
+    aw_enter_level(ctx, c)
+    for k in range(c.n_children):
+        f = c.children[k]
+        ctx.path[c.level].kind = STEP_FIELD
+        ctx.path[c.level].col = f
+        if f.how == W_CONST:
+            if f.const_len:
+                out_check(ctx, zp_out_raw(&ctx.out, f.const_bytes, f.const_len))
+                count += 1
+                if f.deprecated:
+                    f.deprecated_written = True
+            continue
+        key_pos = ctx.out.pos
+        out_check(ctx, zp_out_raw(&ctx.out, f.key, f.key_len))
+        written = aw_value(ctx, f, at, f.omit)
+        if written:
+            count += 1
+            if f.deprecated:
+                f.deprecated_written = True
+        else:
+            ctx.out.pos = key_pos
+    ctx.depth = c.level - 1
+    small = zp_map_header_room(count)
+    body = ctx.out.pos - header_pos - header_size
+    if small < header_size:
+        memmove(ctx.out.data + header_pos + small, ctx.out.data + header_pos + header_size, body)
+        ctx.out.pos -= header_size - small
+    zp_map_header_store(ctx.out.data + header_pos, count, small)
+    return 1
+
+
+cdef int aw_encode_rows(WriteCtx *ctx, WCol *root, int64_t start, int64_t stop, Py_ssize_t chunk_bytes,
+                     int64_t row_base, int64_t *done) except -1 nogil:
+    """Rows start.. of the bound batch, until stop or until the output holds chunk_bytes."""
+    cdef int64_t r
+    cdef int64_t *ends
+    for r in range(start, stop):
+        ctx.row = row_base + r
+        ctx.depth = 0
+        ctx.spans_top = 0
+        if aw_is_null(root, r):
+            return fail_nogil(ctx, "the row is null")
+        aw_struct_value(ctx, root, r + root.arr.offset, ctx.structnames)
+        if ctx.want_ends:
+            if ctx.n_ends == ctx.ends_cap:
+                ends = <int64_t *>realloc(ctx.ends, (ctx.ends_cap * 2 + 1024) * sizeof(int64_t))
+                if ends == NULL:
+                    return fail_oom(ctx)
+                ctx.ends = ends
+                ctx.ends_cap = ctx.ends_cap * 2 + 1024
+            ctx.ends[ctx.n_ends] = ctx.out.pos
+            ctx.n_ends += 1
+        if ctx.out.pos >= chunk_bytes:
+            done[0] = r + 1
+            return 0
+    done[0] = stop
+    return 0
+
+
+# -- importing Arrow data through PyCapsules ------------------------------------------
+
+cdef class _ImportedSchema:
+    """An ArrowSchema moved out of its capsule; released with this object."""
+    cdef ArrowSchema schema
+
+    def __dealloc__(self):
+        if self.schema.release != NULL:
+            self.schema.release(&self.schema)
+
+    def arrow_type(self):
+        return _arrow_type(&self.schema, 0)
+
+
+cdef class _ImportedArray:
+    """An ArrowArray moved out of its capsule or stream; released with this object."""
+    cdef ArrowArray array
+
+    def __dealloc__(self):
+        if self.array.release != NULL:
+            self.array.release(&self.array)
+
+    @property
+    def length(self):
+        return self.array.length
+
+
+cdef class _ImportedStream:
+    """An ArrowArrayStream moved out of its capsule: its schema, then its batches."""
+    cdef ArrowArrayStream stream
+
+    def __dealloc__(self):
+        if self.stream.release != NULL:
+            self.stream.release(&self.stream)
+
+    cdef str _error(self, int code):
+        cdef const char *text = NULL
+        if self.stream.get_last_error != NULL:
+            text = self.stream.get_last_error(&self.stream)
+        message = (<bytes>text).decode("utf-8", "replace") if text != NULL else f"error code {code}"
+        return f"the Arrow stream failed: {message}"
+
+    def schema(self):
+        cdef _ImportedSchema result = _ImportedSchema()
+        cdef int code
+        with nogil:
+            code = self.stream.get_schema(&self.stream, &result.schema)
+        if code != 0:
+            raise ValueError(self._error(code))
+        return result
+
+    def next_batch(self):
+        """The next batch, or None at the end of the stream."""
+        cdef _ImportedArray result = _ImportedArray()
+        cdef int code
+        with nogil:
+            code = self.stream.get_next(&self.stream, &result.array)
+        if code != 0:
+            raise ValueError(self._error(code))
+        if result.array.release == NULL:
+            return None
+        return result
+
+
+cdef void *_capsule_pointer(object capsule, const char *name) except NULL:
+    if not PyCapsule_IsValid(capsule, name):
+        raise TypeError(f"expected a PyCapsule named {(<bytes>name).decode()!r}, got {capsule!r}")
+    return PyCapsule_GetPointer(capsule, name)
+
+
+def _import_stream(capsule):
+    """Take the ArrowArrayStream out of an "arrow_array_stream" capsule (the capsule's is marked released)."""
+    cdef ArrowArrayStream *source = <ArrowArrayStream *>_capsule_pointer(capsule, b"arrow_array_stream")
+    cdef _ImportedStream result = _ImportedStream()
+    if source.release == NULL:
+        raise ValueError("the Arrow stream capsule was already consumed")
+    memcpy(&result.stream, source, sizeof(ArrowArrayStream))
+    source.release = NULL
+    return result
+
+
+def _import_array(schema_capsule, array_capsule):
+    """Take the ArrowSchema and ArrowArray out of their capsules (``__arrow_c_array__``)."""
+    cdef ArrowSchema *schema = <ArrowSchema *>_capsule_pointer(schema_capsule, b"arrow_schema")
+    cdef ArrowArray *array = <ArrowArray *>_capsule_pointer(array_capsule, b"arrow_array")
+    cdef _ImportedSchema imported_schema = _ImportedSchema()
+    cdef _ImportedArray imported_array = _ImportedArray()
+    if schema.release == NULL or array.release == NULL:
+        raise ValueError("the Arrow capsules were already consumed")
+    memcpy(&imported_schema.schema, schema, sizeof(ArrowSchema))
+    schema.release = NULL
+    memcpy(&imported_array.array, array, sizeof(ArrowArray))
+    array.release = NULL
+    return imported_schema, imported_array
+
+
+# -- the imported Arrow schema ----------------------------------------------------------
+
+cdef class _ArrowType:
+    """One node of an imported ArrowSchema (copied out of it)."""
+    cdef readonly str format
+    cdef readonly str name
+    cdef readonly bint nullable
+    cdef readonly list children
+    cdef readonly _ArrowType dictionary
+
+
+cdef _ArrowType _arrow_type(const ArrowSchema *s, int depth):
+    cdef _ArrowType node = _ArrowType()
+    cdef int64_t k
+    if depth > 256:
+        raise ValueError("the Arrow schema nests deeper than 256 levels")
+    if s == NULL or s.format == NULL:
+        raise ValueError("an Arrow schema without a format (released or invalid)")
+    node.format = (<bytes>s.format).decode("utf-8", "replace")
+    node.name = (<bytes>s.name).decode("utf-8", "replace") if s.name != NULL else ""
+    node.nullable = (s.flags & ARROW_FLAG_NULLABLE) != 0
+    node.children = [_arrow_type(s.children[k], depth + 1) for k in range(s.n_children)]
+    node.dictionary = _arrow_type(s.dictionary, depth + 1) if s.dictionary != NULL else None
+    return node
+
+
+cdef dict _INT_FORMATS = {"c": (1, True), "C": (1, False), "s": (2, True), "S": (2, False),
+                          "i": (4, True), "I": (4, False), "l": (8, True), "L": (8, False)}
+cdef dict _BIN_FORMATS = {"u": L_BIN, "z": L_BIN, "U": L_LARGE_BIN, "Z": L_LARGE_BIN,
+                          "vu": L_VIEW_BIN, "vz": L_VIEW_BIN}
+cdef dict _LIST_FORMATS = {"+l": L_LIST, "+L": L_LARGE_LIST, "+vl": L_LIST_VIEW, "+vL": L_LARGE_LIST_VIEW}
+cdef dict _PER_SECOND = {"s": 1, "m": 1000, "u": 1000000, "n": 1000000000}
+
+
+cdef int _fixed_size(str fmt, str prefix) except -2:
+    """N of "w:N" / "+w:N", or -1 when fmt is not of that shape."""
+    if not fmt.startswith(prefix):
+        return -1
+    try:
+        n = int(fmt[len(prefix):])
+    except ValueError:
+        return -1
+    return n if 0 <= n <= 0x7fffffff else -1
+
+
+cdef class ArrowRecordEncoder:
+    """Writes the rows of imported Arrow record batches as records of one struct.
+
+    Built by ``zebrapack.arrow.write`` from the stream's schema (a ``+s`` of
+    columns); ``encode`` takes one imported batch at a time."""
+
+    cdef Codec codec
+    cdef StructPlan plan
+    cdef bint msgp
+    cdef bint structnames
+    cdef list keep              # objects the Cols borrow from
+    cdef WCol **cols             # every WCol allocated, to free
+    cdef Py_ssize_t n_cols
+    cdef Py_ssize_t cap_cols
+    cdef Py_ssize_t max_level
+    cdef WCol *root
+    cdef WriteCtx ctx
+    cdef list deprecated        # (StructPlan, FieldPlan, WCol address) of deprecated fields
+    cdef set warned
+
+    def __cinit__(self):
+        memset(&self.ctx, 0, sizeof(WriteCtx))
+
+    def __init__(self, Codec codec, str struct_name, _ArrowType arrow_type, *, bint structnames=True,
+                 str mode="zebrapack"):
+        self.codec = codec
+        self.plan = codec._plan_for_type(struct_name)
+        self.msgp = _mode_is_msgp(mode)
+        self.structnames = structnames and not self.msgp
+        self.keep = []
+        self.deprecated = []
+        self.warned = set()
+        if arrow_type.format != "+s":
+            raise ValueError(f"a stream of record batches has struct rows, not Arrow format {arrow_type.format!r}")
+        self.root = self._new_col(W_VALUE, K_STRUCT, 1)
+        self.root.layout = L_STRUCT
+        self._build_struct(self.root, self.plan, arrow_type, self.plan.name)
+        self.ctx.msgp = self.msgp
+        self.ctx.structnames = self.structnames
+        self.ctx.max_depth = codec.max_depth
+        self.ctx.root_name = <PyObject *>self.plan.name
+        self.ctx.codec = <PyObject *>codec
+        self.ctx.path = <WStep *>calloc(self.max_level + 2, sizeof(WStep))
+        if self.ctx.path == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        cdef Py_ssize_t k
+        for k in range(self.n_cols):
+            free(self.cols[k].children)
+            free(self.cols[k].arrow_index)
+            free(self.cols[k])
+        free(self.cols)
+        free(self.ctx.path)
+        free(self.ctx.out.data)
+        free(self.ctx.ends)
+        free(self.ctx.spans)
+
+    # -- building ----------------------------------------------------------------
+
+    cdef WCol *_new_col(self, int how, int kind, Py_ssize_t level) except NULL:
+        cdef WCol *c = <WCol *>calloc(1, sizeof(WCol))
+        cdef WCol **grown
+        if c == NULL:
+            raise MemoryError()
+        if self.n_cols == self.cap_cols:
+            grown = <WCol **>realloc(self.cols, (self.cap_cols * 2 + 16) * sizeof(WCol *))
+            if grown == NULL:
+                free(c)
+                raise MemoryError()
+            self.cols = grown
+            self.cap_cols = self.cap_cols * 2 + 16
+        self.cols[self.n_cols] = c
+        self.n_cols += 1
+        c.how = how
+        c.kind = kind
+        c.level = level
+        if level > self.max_level:
+            self.max_level = level
+        return c
+
+    cdef const unsigned char *_borrow(self, bytes data):
+        self.keep.append(data)
+        return <const unsigned char *>PyBytes_AS_STRING(data)
+
+    cdef int _children(self, WCol *c, Py_ssize_t n) except -1:
+        c.children = <WCol **>calloc(max(n, 1), sizeof(WCol *))
+        c.arrow_index = <Py_ssize_t *>calloc(max(n, 1), sizeof(Py_ssize_t))
+        if c.children == NULL or c.arrow_index == NULL:
+            raise MemoryError()
+        c.n_children = n
+        return 0
+
+    cdef int _build_struct(self, WCol *c, StructPlan sp, _ArrowType node, str path) except -1:
+        cdef FieldPlan fp
+        cdef WCol *f
+        cdef Py_ssize_t k
+        if node.format != "+s":
+            _schema_error(path, f"expected a struct column for {sp.name}, found Arrow format {node.format!r}")
+        by_name = {}
+        for k, child in enumerate(node.children):
+            if (<_ArrowType>child).name in by_name:
+                _schema_error(path, f"two columns named {(<_ArrowType>child).name!r}")
+            by_name[(<_ArrowType>child).name] = k
+        fields = sp.msgp_fields if self.msgp else sp.fields
+        unknown = set(by_name) - {(<FieldPlan>item).name for item in fields}
+        if unknown:
+            names = ", ".join((<FieldPlan>item).name for item in sp.fields)
+            _schema_error(path, f"no field of {sp.name} is named {', '.join(sorted(map(repr, unknown)))} "
+                                f"(its fields: {names})")
+        c.struct_plan = <PyObject *>sp
+        self.keep.append(sp)
+        name_entry = sp.name_entry
+        c.name_entry = self._borrow(name_entry)
+        c.name_len = len(name_entry)
+        self._children(c, len(fields))
+        for k, item in enumerate(fields):
+            fp = <FieldPlan>item
+            sub = f"{path}.{fp.name}"
+            if fp.name in by_name:
+                f = self._build_value(fp.type, node.children[by_name[fp.name]], sub, c.level + 1, fp.time_field)
+                c.arrow_index[k] = by_name[fp.name]
+                key = fp.tag_key if self.msgp else fp.zid_key
+                f.key = self._borrow(key)
+                f.key_len = len(key)
+            else:
+                f = self._new_col(W_CONST, fp.type.kind, c.level + 1)
+                c.arrow_index[k] = -1
+                zero = self._zero_field(fp)
+                f.const_bytes = self._borrow(zero)
+                f.const_len = len(zero)
+            f.field = <PyObject *>fp
+            f.omit = fp.omitempty or not self.msgp
+            f.deprecated = fp.deprecated
+            if fp.deprecated:
+                self.deprecated.append((sp, fp, <Py_ssize_t>f))
+            c.children[k] = f
+        return 0
+
+    cdef bytes _zero_field(self, FieldPlan fp):
+        """Key and zero value of a field without a column, as encode writes it (b"" when left out)."""
+        cdef Writer w
+        cdef bint omit = fp.omitempty or not self.msgp
+        w.out_array = NULL
+        w.has_view = False
+        w.pos = 0
+        w.cap = 64
+        w.msgp = self.msgp
+        w.structnames = self.structnames
+        w.by_class = <PyObject *>self.codec._by_class
+        trail_init(&w.trail, self.codec.max_depth)
+        out = PyBytes_FromStringAndSize(NULL, w.cap)
+        Py_INCREF(out)
+        w.out_bytes = <PyObject *>out
+        del out
+        try:
+            w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
+            put_bytes_object(&w, fp.tag_key if self.msgp else fp.zid_key)
+            if fp.time_field:
+                written = write_time(&w, fp.type, None, omit, True)
+            else:
+                written = write_value(&w, fp.type, make_zero(fp.type), omit)
+            result = PyBytes_FromStringAndSize(<const char *>w.data, w.pos if written else 0)
+        finally:
+            trail_release(&w.trail)
+            Py_XDECREF(w.out_bytes)
+        return result
+
+    cdef WCol *_build_value(self, TypePlan t, _ArrowType node, str path, Py_ssize_t level,
+                           bint time_field) except NULL:
+        """The WCol of a value of type t read from the Arrow column node."""
+        cdef bint ptr = False
+        cdef WCol *c
+        cdef int kind
+        cdef str fmt = node.format
+        while t.kind == K_POINTER:
+            ptr = True
+            t = t.elem
+        kind = t.kind
+        c = self._new_col(W_VALUE, kind, level)
+        c.ptr = ptr
+        c.time_field = time_field
+        c.type_plan = <PyObject *>t
+        self.keep.append(t)
+        c.is_signed, c.imin, c.imax, c.umax, c.length = t.is_signed, t.imin, t.imax, t.umax, t.length
+        nullable = ptr or time_field or kind in (K_INTF, K_IFACE, K_EXT)
+        if node.dictionary is not None:
+            if fmt not in _INT_FORMATS:
+                _schema_error(path, f"dictionary indices of Arrow format {fmt!r}")
+            c.layout = L_DICT
+            c.width, c.src_signed = _INT_FORMATS[fmt]
+            c.values = self._build_value(t, node.dictionary, path, level, time_field)
+            c.values.ptr = ptr
+            return c
+        if fmt == "n":
+            if not nullable:
+                _schema_error(path, f"a column of nulls cannot hold {t.go} (only pointers, interfaces, "
+                                    f"ext and time fields are nullable)")
+            c.layout = L_NULL
+            return c
+        if kind in (K_INTF, K_IFACE) or (kind == K_STRUCT and fmt in _BIN_FORMATS):
+            if fmt not in _BIN_FORMATS or fmt.endswith("u"):
+                self._mismatch(path, t, fmt, "binary holding msgpack bytes")
+            c.how = W_RAW
+            c.layout = _BIN_FORMATS[fmt]
+            if kind == K_STRUCT:
+                c.struct_plan = <PyObject *>t.struct_plan
+            return c
+        if kind == K_STRING or kind == K_BYTES or kind == K_BYTEARRAY:
+            fixed = _fixed_size(fmt, "w:")
+            if kind == K_STRING and fmt in ("u", "U", "vu") or kind != K_STRING and fmt in ("z", "Z", "vz"):
+                c.layout = _BIN_FORMATS[fmt]
+            elif kind != K_STRING and fixed >= 0:
+                if kind == K_BYTEARRAY and fixed != t.length:
+                    _schema_error(path, f"expected {t.go}: {t.length} bytes, the column holds {fixed}")
+                c.layout = L_FIXED_BIN
+                c.width = fixed
+            else:
+                self._mismatch(path, t, fmt, "utf8" if kind == K_STRING else "binary")
+            return c
+        if K_UINT <= kind <= K_INT64:
+            if fmt not in _INT_FORMATS:
+                self._mismatch(path, t, fmt, "an integer")
+            c.layout = L_INT
+            c.width, c.src_signed = _INT_FORMATS[fmt]
+            return c
+        if kind == K_F32 or kind == K_F64:
+            if fmt in ("e", "f", "g"):
+                c.layout = L_FLOAT
+                c.width = {"e": 2, "f": 4, "g": 8}[fmt]
+            elif fmt in _INT_FORMATS:
+                c.layout = L_INT
+                c.width, c.src_signed = _INT_FORMATS[fmt]
+            else:
+                self._mismatch(path, t, fmt, "a float")
+            return c
+        if kind == K_BOOL:
+            if fmt != "b":
+                self._mismatch(path, t, fmt, "bool")
+            c.layout = L_BOOL
+            return c
+        if kind == K_TIME:
+            if len(fmt) < 4 or not fmt.startswith("ts") or fmt[2] not in _PER_SECOND or fmt[3] != ":":
+                self._mismatch(path, t, fmt, "a timestamp")
+            if len(fmt) == 4:
+                _schema_error(path, "a timestamp without a time zone is ambiguous, as a naive datetime is to "
+                                    "encode: give the column a zone (UTC, e.g. Polars' dt.replace_time_zone)")
+            c.layout = L_TIMESTAMP
+            c.per_second = _PER_SECOND[fmt[2]]
+            return c
+        if kind == K_STRUCT:
+            self._build_struct(c, t.struct_plan, node, path)
+            c.layout = L_STRUCT
+            return c
+        if kind == K_C64 or kind == K_C128:
+            self._build_parts(c, node, path, t, ("real", "imag"), ("f", "g"), ("f", "g"))
+            return c
+        if kind == K_EXT:
+            self._build_parts(c, node, path, t, ("code", "data"), tuple(_INT_FORMATS), ("z", "Z", "vz"))
+            return c
+        if kind == K_SLICE or kind == K_ARRAY:
+            fixed = _fixed_size(fmt, "+w:")
+            if fmt in _LIST_FORMATS:
+                c.layout = _LIST_FORMATS[fmt]
+            elif fixed >= 0:
+                if kind == K_ARRAY and fixed != t.length:
+                    _schema_error(path, f"expected {t.go}: {t.length} elements, the column holds {fixed}")
+                c.layout = L_FIXED_LIST
+                c.width = fixed
+            else:
+                self._mismatch(path, t, fmt, "a list")
+            if len(node.children) != 1:
+                _schema_error(path, "a list column without its one item column")
+            self._children(c, 1)
+            c.children[0] = self._build_value(t.elem, node.children[0], path + "[]", level + 1, False)
+            return c
+        if kind == K_MAP:
+            if fmt != "+m" or len(node.children) != 1 or len((<_ArrowType>node.children[0]).children) != 2:
+                self._mismatch(path, t, fmt, "a map")
+            c.layout = L_MAP
+            entries = <_ArrowType>node.children[0]
+            self._children(c, 2)
+            c.children[0] = self._build_value(t.key, entries.children[0], path + "[<key>]", level + 1, False)
+            c.children[1] = self._build_value(t.elem, entries.children[1], path + "[]", level + 1, False)
+            return c
+        raise AssertionError(f"no Arrow writer for plan kind {kind}")
+
+    cdef int _build_parts(self, WCol *c, _ArrowType node, str path, TypePlan t, tuple names,
+                          tuple first_formats, tuple second_formats) except -1:
+        """complex (real, imag) and ext (code, data): a struct of two named columns."""
+        cdef WCol *part
+        cdef Py_ssize_t k
+        if node.format != "+s" or sorted(child.name for child in node.children) != sorted(names):
+            self._mismatch(path, t, node.format, f"a struct<{', '.join(names)}>")
+        c.layout = L_STRUCT
+        self._children(c, 2)
+        for k, child in enumerate(node.children):
+            slot = names.index((<_ArrowType>child).name)
+            fmt = (<_ArrowType>child).format
+            if fmt not in (first_formats if slot == 0 else second_formats):
+                self._mismatch(f"{path}.{names[slot]}", t, fmt, "its part")
+            part = self._new_col(W_VALUE, K_BYTES, c.level)
+            part.width = 8 if fmt == "g" else 4
+            if fmt in _INT_FORMATS:
+                part.layout = L_INT
+                part.width, part.src_signed = _INT_FORMATS[fmt]
+            elif fmt in _BIN_FORMATS:
+                part.layout = _BIN_FORMATS[fmt]
+            else:
+                part.layout = L_FLOAT
+            c.children[slot] = part
+            c.arrow_index[slot] = k
+        return 0
+
+    cdef int _mismatch(self, str path, TypePlan t, str fmt, str wanted) except -1:
+        return _schema_error(path, f"a column of Arrow format {fmt!r} cannot be written as {t.go} "
+                                   f"(expected {wanted})")
+
+    # -- binding a batch -------------------------------------------------------------
+
+    cdef int _bind(self, WCol *c, ArrowArray *arr, int64_t need) except -1:
+        """Point c (and its children) at arr, checking the shape the layout needs;
+        ``need``: how many logical values its parent may index."""
+        cdef Py_ssize_t k
+        cdef int64_t child_need, buffers
+        cdef int layout = c.layout
+        if arr == NULL or arr.release == NULL:
+            raise ValueError("a released or missing Arrow array in the batch")
+        if arr.length < need or arr.offset < 0 or arr.length < 0:
+            raise ValueError(f"an Arrow array of {arr.length} values where {need} are needed (invalid Arrow data)")
+        c.arr = arr
+        buffers = {L_NULL: 0, L_BOOL: 2, L_INT: 2, L_FLOAT: 2, L_TIMESTAMP: 2, L_BIN: 3, L_LARGE_BIN: 3,
+                   L_VIEW_BIN: 3, L_FIXED_BIN: 2, L_DICT: 2, L_LIST: 2, L_LARGE_LIST: 2, L_LIST_VIEW: 3,
+                   L_LARGE_LIST_VIEW: 3, L_FIXED_LIST: 1, L_STRUCT: 1, L_MAP: 2}[layout]
+        if arr.n_buffers < buffers or (buffers and arr.buffers == NULL):
+            raise ValueError(f"an Arrow array with {arr.n_buffers} buffers where {buffers} are needed")
+        c.validity = NULL
+        if buffers and arr.null_count != 0:
+            c.validity = <const uint8_t *>arr.buffers[0]
+        if layout == L_NULL:
+            return 0
+        c.data1 = <const unsigned char *>arr.buffers[1] if buffers > 1 else NULL
+        c.data2 = <const unsigned char *>arr.buffers[2] if buffers > 2 else NULL
+        if arr.length > 0 and buffers > 1 and c.data1 == NULL:
+            raise ValueError("an Arrow array without its data buffer")
+        if layout == L_VIEW_BIN:
+            c.n_variadic = arr.n_buffers - 3
+        if layout == L_DICT:
+            if arr.dictionary == NULL:
+                raise ValueError("a dictionary-encoded Arrow array without its dictionary")
+            return self._bind(c.values, arr.dictionary, 0)
+        if c.how != W_VALUE:
+            return 0
+        if layout == L_STRUCT:
+            for k in range(c.n_children):
+                if c.arrow_index[k] < 0:
+                    continue
+                if c.arrow_index[k] >= arr.n_children:
+                    raise ValueError("an Arrow struct array without its children")
+                self._bind(c.children[k], arr.children[c.arrow_index[k]], arr.offset + arr.length)
+            return 0
+        if layout in (L_LIST, L_LARGE_LIST, L_LIST_VIEW, L_LARGE_LIST_VIEW, L_FIXED_LIST, L_MAP):
+            if arr.n_children != 1:
+                raise ValueError("an Arrow list or map array without its one child")
+            if layout == L_MAP:
+                c.entries = arr.children[0]
+                if c.entries == NULL or c.entries.n_children != 2:
+                    raise ValueError("an Arrow map array without its key and value columns")
+                child_need = c.entries.offset + c.entries.length
+                self._bind(c.children[0], c.entries.children[0], child_need)
+                self._bind(c.children[1], c.entries.children[1], child_need)
+            else:
+                self._bind(c.children[0], arr.children[0], 0)
+        return 0
+
+    # -- encoding --------------------------------------------------------------------
+
+    def encode(self, _ImportedArray batch, int64_t start, int64_t row_base, Py_ssize_t chunk_bytes,
+               bint want_ends=False):
+        """Rows from ``start`` of the batch, until its end or until about
+        ``chunk_bytes`` are written: (bytes, rows done, record ends or None)."""
+        cdef int64_t done = start, stop
+        cdef ArrowArray *arr = &batch.array
+        self._bind(self.root, arr, arr.length)
+        stop = arr.length
+        self.ctx.out.pos = 0
+        self.ctx.n_ends = 0
+        self.ctx.want_ends = want_ends
+        with nogil:
+            aw_encode_rows(&self.ctx, self.root, start, stop, chunk_bytes, row_base, &done)
+        self._warn_deprecated()
+        data = PyBytes_FromStringAndSize(<const char *>self.ctx.out.data, self.ctx.out.pos)
+        ends = None
+        if want_ends:
+            ends = PyBytes_FromStringAndSize(<const char *>self.ctx.ends, self.ctx.n_ends * sizeof(int64_t))
+        return data, done, ends
+
+    cdef int _warn_deprecated(self) except -1:
+        cdef WCol *c
+        for sp, fp, address in self.deprecated:
+            c = <WCol *><Py_ssize_t>address
+            if c.deprecated_written and address not in self.warned:
+                self.warned.add(address)
+                warn_deprecated(<StructPlan>sp, <FieldPlan>fp)
+        return 0
+
+
+cdef int _schema_error(str path, str message) except -1:
+    raise _EncodeError(message, path, None)
+
+
