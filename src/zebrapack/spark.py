@@ -20,11 +20,18 @@ batches, cast to the types Spark has (docs/cluster.md):
   (complex numbers, exts, ``interface{}``'s msgpack bytes) keep their storage
   type, and their extension name in the field's metadata.
 
+Writing: ``df.write.format("zebrapack").option("schema", ...).option("type", ...)
+.mode("append" | "overwrite").save(folder)`` writes one record file per task
+(``part-NNNNN-<job>.zpk``) through ``zebrapack.arrow.write``, the columns matched
+to the struct's fields by name and cast back to their Go types (a value that does
+not fit is an error), the fields without a column written as their zero values.
+
 Options (strings, as Spark passes them): ``schema`` (a ``.z`` / ``.z.json``
 path readable by the driver, or the ``.z.json`` document itself), ``type``,
 ``columns`` (comma-separated Go field names or dotted paths), ``split_records``,
 ``split_bytes``, ``batch_rows``, ``strict`` (``true``/``false``), ``uint64``
-(``decimal``/``long``), ``nanoseconds`` (``error``/``truncate``). Needs pyspark 4 and pyarrow
+(``decimal``/``long``), ``nanoseconds`` (``error``/``truncate``), ``index``
+(writing: ``true`` writes each file's sidecar index). Needs pyspark 4 and pyarrow
 (``pip install 'zebrapack[spark]'``).
 """
 
@@ -32,7 +39,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterator, Mapping
+import os
+import uuid
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +53,7 @@ from pyspark.sql.pandas.types import to_arrow_schema
 from . import arrow as zpa
 from .arrow._mapping import EXTENSION_METADATA, EXTENSION_NAME
 from .schema.loader import Schema, load
+from .streams.index import build_index
 from .streams.index_format import Split
 from .streams.planning import plan_splits
 
@@ -116,8 +126,8 @@ def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
 # -- options -------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ReadOptions:
-    """The data source's options, parsed and checked on the driver."""
+class Options:
+    """The data source's options (reading and writing), parsed and checked on the driver."""
 
     schema: Schema
     type: str
@@ -128,9 +138,10 @@ class ReadOptions:
     strict: bool
     uint64: str
     nanoseconds: str
+    index: bool
 
     @classmethod
-    def parse(cls, options: Mapping[str, str]) -> ReadOptions:
+    def parse(cls, options: Mapping[str, str]) -> Options:
         given = {key.lower(): value for key, value in options.items()}
         if "schema" not in given:
             raise ValueError("the zebrapack data source needs option 'schema': a .z or .z.json path, "
@@ -145,7 +156,8 @@ class ReadOptions:
         _check_choice("nanoseconds", nanoseconds, _NANOSECONDS_CHOICES)
         struct = zpa.arrow_schema(schema, given.get("type") or None, columns=columns).field.struct
         return cls(schema, struct, columns, _int_option(given, "split_records"), _int_option(given, "split_bytes"),
-                   _int_option(given, "batch_rows") or 65536, _bool_option(given, "strict"), uint64, nanoseconds)
+                   _int_option(given, "batch_rows") or 65536, _bool_option(given, "strict"), uint64, nanoseconds,
+                   _bool_option(given, "index"))
 
     def spark_schema(self) -> st.StructType:
         return spark_schema(self.schema, self.type, columns=None if self.columns is None else list(self.columns),
@@ -209,16 +221,19 @@ class DataSource(datasource.DataSource):
         return NAME
 
     def schema(self) -> st.StructType:
-        return ReadOptions.parse(self.options).spark_schema()
+        return Options.parse(self.options).spark_schema()
 
     def reader(self, schema: st.StructType) -> Reader:
-        return Reader(ReadOptions.parse(self.options), _paths(self.options), schema)
+        return Reader(Options.parse(self.options), _paths(self.options), schema)
+
+    def writer(self, schema: st.StructType, overwrite: bool) -> Writer:
+        return Writer(Options.parse(self.options), _output_folder(self.options), schema, overwrite)
 
 
 class Reader(datasource.DataSourceReader):
     """Plans the splits on the driver; reads one split per task, as Arrow batches."""
 
-    def __init__(self, options: ReadOptions, paths: list[str], schema: st.StructType) -> None:
+    def __init__(self, options: Options, paths: list[str], schema: st.StructType) -> None:
         names = schema.fieldNames()
         if names != options.spark_schema().fieldNames():
             # A schema given to spark.read.schema(...): its columns are the ones read.
@@ -242,48 +257,121 @@ class Reader(datasource.DataSourceReader):
         for batch in stream:
             if truncate:
                 batch = _truncate_times(batch)
-            yield _cast(batch, self.target, partition.split)
+            yield _cast(batch, self.target, f"{partition.split.path}: split {partition.split.start}.."
+                                            f"{partition.split.stop}", " (option uint64=decimal holds every uint64)")
 
 
-def _with_microseconds(arrow_type: pa.DataType) -> pa.DataType:
-    """``arrow_type`` with every nanosecond timestamp in it made microseconds."""
-    if pa.types.is_timestamp(arrow_type):
-        return pa.timestamp("us", arrow_type.tz)
+def _rebuilt(field: pa.Field, leaf: Callable[[pa.DataType], pa.DataType], nullable: bool | None) -> pa.Field:
+    """``field`` with ``leaf`` applied to every type that holds no other, and (unless
+    ``nullable`` is None) every field nullable or not, map keys apart."""
+    arrow_type = field.type
     if pa.types.is_struct(arrow_type):
-        return pa.struct([_field_with_microseconds(arrow_type.field(i)) for i in range(arrow_type.num_fields)])
-    if pa.types.is_map(arrow_type):
-        return pa.map_(_field_with_microseconds(arrow_type.key_field), _field_with_microseconds(arrow_type.item_field))
-    if pa.types.is_fixed_size_list(arrow_type):
-        return pa.list_(_field_with_microseconds(arrow_type.value_field), arrow_type.list_size)
-    if pa.types.is_list(arrow_type):
-        return pa.list_(_field_with_microseconds(arrow_type.value_field))
-    return arrow_type
+        arrow_type = pa.struct([_rebuilt(arrow_type.field(i), leaf, nullable) for i in range(arrow_type.num_fields)])
+    elif pa.types.is_map(arrow_type):
+        arrow_type = pa.map_(_rebuilt(arrow_type.key_field, leaf, None), _rebuilt(arrow_type.item_field, leaf, nullable))
+    elif pa.types.is_fixed_size_list(arrow_type):
+        arrow_type = pa.list_(_rebuilt(arrow_type.value_field, leaf, nullable), arrow_type.list_size)
+    elif pa.types.is_list(arrow_type):
+        arrow_type = pa.list_(_rebuilt(arrow_type.value_field, leaf, nullable))
+    else:
+        arrow_type = leaf(arrow_type)
+    return field.with_type(arrow_type).with_nullable(field.nullable if nullable is None else nullable)
 
 
-def _field_with_microseconds(field: pa.Field) -> pa.Field:
-    return field.with_type(_with_microseconds(field.type))
+def _microseconds(arrow_type: pa.DataType) -> pa.DataType:
+    return pa.timestamp("us", arrow_type.tz) if pa.types.is_timestamp(arrow_type) else arrow_type
 
 
 def _truncate_times(batch: pa.RecordBatch) -> pa.RecordBatch:
     """Nanosecond times truncated to microseconds (toward 1970), nothing else changed:
     the unsafe cast is confined to the times."""
-    target = pa.schema([_field_with_microseconds(field) for field in batch.schema])
+    target = pa.schema([_rebuilt(field, _microseconds, None) for field in batch.schema])
     return batch if target.equals(batch.schema) else batch.cast(target, safe=False)
 
 
-def _cast(batch: pa.RecordBatch, target: pa.Schema, split: Split) -> pa.RecordBatch:
-    """The batch with Spark's types; a value Spark's type cannot hold is an error naming the column."""
+def _cast(batch: pa.RecordBatch, target: pa.Schema, where: str, hint: str = "") -> pa.RecordBatch:
+    """The batch with the ``target`` types; a value a target type cannot hold is a
+    ``ValueError`` naming ``where`` and the column (and ``hint``, for an integer out of range)."""
     try:
         return batch.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-        for name, column, field in zip(batch.schema.names, batch.columns, target, strict=True):
+        error, name = exc, "?"
+        for column_name, column, field in zip(batch.schema.names, batch.columns, target, strict=True):
             try:
                 column.cast(field.type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as column_exc:
-                exc = column_exc
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as column_error:
+                error, name = column_error, column_name
                 break
-        else:
-            name = "?"
-        hint = " (option uint64=decimal holds every uint64)" if "not in range" in str(exc) else ""
-        raise ValueError(f"{split.path}: split {split.start}..{split.stop}: column {name}: "
-                         f"{exc}{hint}") from None
+        raise ValueError(f"{where}: column {name}: {error}{hint if 'not in range' in str(error) else ''}") from None
+
+
+# -- writing -------------------------------------------------------------------
+
+def _output_folder(options: Mapping[str, str]) -> str:
+    paths = _paths(options)
+    if len(paths) != 1:
+        raise ValueError(f"writing needs one output folder, not {paths}")
+    return paths[0]
+
+
+@dataclass(frozen=True)
+class WrittenFiles(datasource.WriterCommitMessage):
+    """The files one task wrote (removed again if the job aborts)."""
+
+    paths: tuple[str, ...]
+
+
+class Writer(datasource.DataSourceArrowWriter):
+    """Writes each task's rows as one record file ``part-NNNNN-<job>.zpk`` of the folder."""
+
+    def __init__(self, options: Options, folder: str, schema: st.StructType, overwrite: bool) -> None:
+        self.options = options
+        self.folder = folder
+        self.job = uuid.uuid4().hex[:12]
+        self.columns = schema.fieldNames()
+        wanted = pa.schema(zpa.arrow_schema(options.schema, options.type, time_unit="us"))
+        unknown = [name for name in self.columns if name not in wanted.names]
+        if unknown:
+            raise ValueError(f"no such field in {options.type}: {', '.join(unknown)} "
+                             f"(its fields: {', '.join(wanted.names)})")
+        # Spark's columns cast back to the struct's own Arrow types (decimal(20,0) -> uint64,
+        # bigint -> uint32...), each value checked; the struct's other fields take their zero
+        # values. Nullable as Spark's are (a null struct's children are null): where a null
+        # is not allowed, the writer refuses it.
+        self.target = pa.schema([_rebuilt(wanted.field(name), lambda leaf: leaf, True) for name in self.columns])
+        os.makedirs(folder, exist_ok=True)
+        if overwrite:
+            for name in os.listdir(folder):
+                if name.endswith((".zpk", ".zpk.zpi")) or name == "_SUCCESS":
+                    os.unlink(os.path.join(folder, name))
+
+    def write(self, iterator: Iterator[pa.RecordBatch]) -> WrittenFiles:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        task = context.partitionId() if context is not None else 0
+        path = os.path.join(self.folder, f"part-{task:05d}-{self.job}.zpk")
+        try:
+            with open(path, "wb") as out:
+                for batch in iterator:
+                    zpa.write(_cast(batch, self.target, path), out, self.options.schema, self.options.type)
+            if self.options.index:
+                build_index(path)
+        except BaseException:
+            for written in (path, path + ".zpi"):     # a failed task leaves no partial file behind
+                if os.path.exists(written):
+                    os.unlink(written)
+            raise
+        return WrittenFiles((path,) + ((path + ".zpi",) if self.options.index else ()))
+
+    def commit(self, messages: list[datasource.WriterCommitMessage | None]) -> None:
+        # Every task's file is complete: mark the folder as Hadoop's committers do (readers skip it).
+        with open(os.path.join(self.folder, "_SUCCESS"), "wb"):
+            pass
+
+    def abort(self, messages: list[datasource.WriterCommitMessage | None]) -> None:
+        for message in messages:
+            if isinstance(message, WrittenFiles):
+                for path in message.paths:
+                    if os.path.exists(path):
+                        os.unlink(path)

@@ -144,3 +144,51 @@ def test_bad_options_are_named(spark: Any, files: list[Path]) -> None:
         load(spark, str(files[0]), type="A", columns="Nope").collect()
     with pytest.raises(Exception, match="glob matches none"):
         load(spark, str(files[0].parent / "*.none"), type="A").collect()
+
+
+def test_spark_writes_a_record_file_per_task_that_decodes_to_its_rows(spark: Any, zp: zebrapack.Schema,
+                                                                      files: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    df = load(spark, files, type="A")
+    (df.write.format("zebrapack").option("schema", SCHEMA).option("type", "A").option("index", "true")
+     .mode("overwrite").save(str(out)))
+    written = sorted(out.glob("part-*.zpk"))
+    assert len(written) == df.rdd.getNumPartitions() and (out / "_SUCCESS").exists()
+    assert all(Path(f"{path}.zpi").exists() for path in written)
+    assert decoded_rows(zp, written) == decoded_rows(zp, files)       # the partitions in order
+    assert spark_rows(load(spark, str(out), type="A")) == decoded_rows(zp, files)
+    # Overwrite replaces the files; a projection writes the other fields as zero values.
+    df.select("Name").write.format("zebrapack").option("schema", SCHEMA).option("type", "A").mode(
+        "overwrite").save(str(out))
+    rewritten = sorted(out.glob("part-*.zpk"))
+    assert not set(rewritten) & set(written) and not list(out.glob("*.zpi"))
+    assert decoded_rows(zp, rewritten) == [
+        dataclasses.asdict(zp.types.A(Name=row["Name"])) for row in decoded_rows(zp, files)]
+
+
+def test_spark_writes_unsigned_times_and_nested_kinds_back_exactly(spark: Any, zp: zebrapack.Schema,
+                                                                   tmp_path: Path) -> None:
+    Compound, Inner = zp.types.Compound, zp.types.Inner
+    records = [Compound(Ints=[i], Arr=[1.0, 2.0, 3.0], ByteArr=b"abcd", SMap={"k": i}, Nested=Inner(X=i),
+                        Ptr=Inner(Y="p") if i else None, MInner={"m": Inner(X=2), "n": None}, Matrix=[[1], [2, 3]],
+                        PInt=i or None, Anys=[None, {"a": [1.5]}], Times=[datetime.datetime(1, 1, 1, tzinfo=UTC)])
+               for i in range(3)]
+    source = write_records(zp, tmp_path / "c.zpk", records)
+    path = write_records(zp, tmp_path / "p.zpk", prims(zp, 0))
+    for name, data in (("Compound", source), ("Prims", path)):
+        out = tmp_path / f"out-{name}"
+        load(spark, str(data), type=name).write.format("zebrapack").option("schema", SCHEMA).option(
+            "type", name).mode("append").save(str(out))
+        (written,) = out.glob("part-*.zpk")
+        assert written.read_bytes() == data.read_bytes()
+
+
+def test_writing_refuses_columns_the_struct_lacks_and_values_that_do_not_fit(spark: Any, tmp_path: Path) -> None:
+    df = spark.createDataFrame([("x", 2**40)], "Name string, U32 bigint")
+    with pytest.raises(Exception, match="no such field in A: U32"):
+        df.write.format("zebrapack").option("schema", SCHEMA).option("type", "A").mode("append").save(
+            str(tmp_path / "a"))
+    with pytest.raises(Exception, match="column U32: Integer value 1099511627776 not in range"):
+        df.select("U32").write.format("zebrapack").option("schema", SCHEMA).option("type", "Prims").mode(
+            "append").save(str(tmp_path / "b"))
+    assert not list((tmp_path / "b").glob("part-*"))      # the failed task removed its file
