@@ -40,6 +40,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -316,18 +317,28 @@ def _output_folder(options: Mapping[str, str]) -> str:
 
 @dataclass(frozen=True)
 class WrittenFiles(datasource.WriterCommitMessage):
-    """The files one task wrote (removed again if the job aborts)."""
+    """The files one task wrote into the job's staging folder (names only)."""
 
-    paths: tuple[str, ...]
+    names: tuple[str, ...]
+
+
+#: Where a job's tasks write before the job commits (readers skip "_" names, as Spark's do).
+STAGING = "_temporary"
+#: The file a committed job leaves in the folder, as Hadoop's committers do.
+SUCCESS = "_SUCCESS"
 
 
 class Writer(datasource.DataSourceArrowWriter):
-    """Writes each task's rows as one record file ``part-NNNNN-<job>.zpk`` of the folder."""
+    """Writes each task's rows as one record file ``part-NNNNN-<job>.zpk``: into
+    ``FOLDER/_temporary/<job>/`` while the job runs, moved into the folder when it
+    commits, removed if it aborts (so a failed job changes nothing)."""
 
     def __init__(self, options: Options, folder: str, schema: st.StructType, overwrite: bool) -> None:
         self.options = options
         self.folder = folder
+        self.overwrite = overwrite
         self.job = uuid.uuid4().hex[:12]
+        self.staging = os.path.join(folder, STAGING, self.job)
         self.columns = schema.fieldNames()
         wanted = pa.schema(zpa.arrow_schema(options.schema, options.type, time_unit="us"))
         unknown = [name for name in self.columns if name not in wanted.names]
@@ -339,39 +350,59 @@ class Writer(datasource.DataSourceArrowWriter):
         # values. Nullable as Spark's are (a null struct's children are null): where a null
         # is not allowed, the writer refuses it.
         self.target = pa.schema([_rebuilt(wanted.field(name), lambda leaf: leaf, True) for name in self.columns])
-        os.makedirs(folder, exist_ok=True)
-        if overwrite:
-            for name in os.listdir(folder):
-                if name.endswith((".zpk", ".zpk.zpi")) or name == "_SUCCESS":
-                    os.unlink(os.path.join(folder, name))
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> WrittenFiles:
         from pyspark import TaskContext
 
         context = TaskContext.get()
-        task = context.partitionId() if context is not None else 0
-        path = os.path.join(self.folder, f"part-{task:05d}-{self.job}.zpk")
+        name = f"part-{context.partitionId() if context is not None else 0:05d}-{self.job}.zpk"
+        path = os.path.join(self.staging, name)
+        out = None
         try:
-            with open(path, "wb") as out:
-                for batch in iterator:
-                    zpa.write(_cast(batch, self.target, path), out, self.options.schema, self.options.type)
+            for batch in iterator:
+                if not batch.num_rows:
+                    continue
+                if out is None:         # a task without rows writes no file
+                    os.makedirs(self.staging, exist_ok=True)
+                    out = open(path, "wb")
+                zpa.write(_cast(batch, self.target, name), out, self.options.schema, self.options.type)
+            if out is None:
+                return WrittenFiles(())
+            out.close()
             if self.options.index:
                 build_index(path)
         except BaseException:
-            for written in (path, path + ".zpi"):     # a failed task leaves no partial file behind
-                if os.path.exists(written):
-                    os.unlink(written)
+            if out is not None:
+                out.close()
+                _remove(path, path + ".zpi")       # a failed task leaves nothing behind
             raise
-        return WrittenFiles((path,) + ((path + ".zpi",) if self.options.index else ()))
+        return WrittenFiles((name, name + ".zpi") if self.options.index else (name,))
 
     def commit(self, messages: list[datasource.WriterCommitMessage | None]) -> None:
-        # Every task's file is complete: mark the folder as Hadoop's committers do (readers skip it).
-        with open(os.path.join(self.folder, "_SUCCESS"), "wb"):
+        os.makedirs(self.folder, exist_ok=True)
+        if self.overwrite:
+            _remove(*(os.path.join(self.folder, name) for name in os.listdir(self.folder)
+                      if name.endswith((".zpk", ".zpk.zpi")) or name == SUCCESS))
+        for message in messages:
+            if isinstance(message, WrittenFiles):
+                for name in message.names:
+                    os.replace(os.path.join(self.staging, name), os.path.join(self.folder, name))
+        self._drop_staging()
+        with open(os.path.join(self.folder, SUCCESS), "wb"):
             pass
 
     def abort(self, messages: list[datasource.WriterCommitMessage | None]) -> None:
-        for message in messages:
-            if isinstance(message, WrittenFiles):
-                for path in message.paths:
-                    if os.path.exists(path):
-                        os.unlink(path)
+        self._drop_staging()
+
+    def _drop_staging(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
+        try:
+            os.rmdir(os.path.join(self.folder, STAGING))     # unless another job is writing there
+        except OSError:
+            pass
+
+
+def _remove(*paths: str) -> None:
+    for path in paths:
+        if os.path.exists(path):
+            os.unlink(path)

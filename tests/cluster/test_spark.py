@@ -154,6 +154,8 @@ def test_spark_writes_a_record_file_per_task_that_decodes_to_its_rows(spark: Any
      .mode("overwrite").save(str(out)))
     written = sorted(out.glob("part-*.zpk"))
     assert len(written) == df.rdd.getNumPartitions() and (out / "_SUCCESS").exists()
+    assert sorted(path.name for path in out.iterdir()) == sorted(
+        [path.name for path in written] + [f"{path.name}.zpi" for path in written] + ["_SUCCESS"])
     assert all(Path(f"{path}.zpi").exists() for path in written)
     assert decoded_rows(zp, written) == decoded_rows(zp, files)       # the partitions in order
     assert spark_rows(load(spark, str(out), type="A")) == decoded_rows(zp, files)
@@ -191,4 +193,5 @@ def test_writing_refuses_columns_the_struct_lacks_and_values_that_do_not_fit(spa
     with pytest.raises(Exception, match="column U32: Integer value 1099511627776 not in range"):
         df.select("U32").write.format("zebrapack").option("schema", SCHEMA).option("type", "Prims").mode(
             "append").save(str(tmp_path / "b"))
-    assert not list((tmp_path / "b").glob("part-*"))      # the failed task removed its file
+    assert not list((tmp_path / "b").glob("**/part-*"))      # an aborted job leaves no file
+    assert not (tmp_path / "b" / "_temporary").exists()
