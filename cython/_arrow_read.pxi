@@ -606,11 +606,12 @@ cdef inline int col_valid(Dec *d, Col *c) noexcept nogil:
 
 cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
     """Append one fixed-width value (c.width bytes) and close the row."""
-    if c.data.cap - c.data.len < c.width and zp_buf_grow(&c.data, c.width, &d.held) < 0:
-        return dec_no_memory(d)
-    memcpy(c.data.ptr + c.data.len, value, c.width)
-    c.data.len += c.width
-    d.used += c.width
+    if c.width:                         # ([0]byte has nothing to store)
+        if c.data.cap - c.data.len < c.width and zp_buf_grow(&c.data, c.width, &d.held) < 0:
+            return dec_no_memory(d)
+        memcpy(c.data.ptr + c.data.len, value, c.width)
+        c.data.len += c.width
+        d.used += c.width
     if c.nullable and col_valid(d, c) < 0:
         return -1
     c.length += 1
@@ -649,11 +650,12 @@ cdef inline int col_offset(Dec *d, Col *c, int64_t value) noexcept nogil:
 
 cdef inline int col_bytes(Dec *d, Col *c, const unsigned char *p, int64_t n) noexcept nogil:
     """Append one variable-length value and close the row."""
-    if c.data.cap - c.data.len < n and zp_buf_grow(&c.data, n, &d.held) < 0:
-        return dec_no_memory(d)
-    memcpy(c.data.ptr + c.data.len, p, n)
-    c.data.len += n
-    d.used += n
+    if n:                               # (an empty buffer has no pointer to copy to)
+        if c.data.cap - c.data.len < n and zp_buf_grow(&c.data, n, &d.held) < 0:
+            return dec_no_memory(d)
+        memcpy(c.data.ptr + c.data.len, p, n)
+        c.data.len += n
+        d.used += n
     if col_offset(d, c, c.data.len) < 0:
         return -1
     if c.nullable and col_valid(d, c) < 0:
@@ -681,7 +683,7 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
         memcpy(c.data.ptr + c.data.len, &zero_time, c.width)     # zero, or Go's zero time in us
         c.data.len += c.width
         d.used += c.width
-    elif c.kind == C_FIXED_BINARY:
+    elif c.kind == C_FIXED_BINARY and c.fixed:
         if zp_buf_reserve(&c.data, c.fixed, &d.held) < 0:
             return dec_no_memory(d)
         memset(c.data.ptr + c.data.len, 0, c.fixed)
@@ -989,7 +991,7 @@ cdef int read_complex_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                     return -1
             c.length += 1
             return 0
-    snprintf(d.message, MESSAGE_SIZE, "expected %s (ext %d), found %s", c.go, 3 if c64 else 4, lead_name(b))
+    snprintf(d.message, MESSAGE_SIZE, "expected %s (ext %d), found %s", c.go, <int>(3 if c64 else 4), lead_name(b))
     return dec_fail(d, start)
 
 
@@ -1145,6 +1147,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef int family
     cdef uint64_t visit
     cdef Col *item
+    cdef int rc
     if n == -2:
         return -1
     if n == -1:
@@ -1205,6 +1208,12 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         if c.seen[child] == visit:      # a field given twice: the last one counts, as in decode
             col_truncate(item, item.length - 1)
         c.seen[child] = visit
+        if d.pos < d.end:
+            rc = read_common(d, item, d.buf[d.pos])
+            if rc == 0:
+                continue
+            if rc < 0:
+                return -1
         if read_into(d, item) < 0:
             return -1
     for child in range(c.n_children):
@@ -1221,58 +1230,76 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     return 0
 
 
+cdef inline int read_common(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """The common encodings of the common kinds, without the general readers' calls:
+    0 done, -1 failed, 1 not one of them (nothing consumed)."""
+    cdef int kind = c.kind
+    cdef int64_t n, seconds, nanos, value
+    cdef const unsigned char *p
+    if kind == C_STRING:
+        if (b & 0xe0) == 0xa0:
+            n = b & 0x1f
+            p = d.buf + d.pos + 1
+            if n < d.end - d.pos and zp_utf8_invalid_at(p, n) < 0:
+                d.pos += 1 + n
+                return col_bytes(d, c, p, n)
+        return 1
+    if kind == C_INT or kind == C_UINT:
+        if b <= 0x7f and c.width == 8:  # fits every integer kind
+            d.pos += 1
+            return col_put8(d, c, b)
+        return 1
+    if kind == C_F64:
+        if b == 0xcb and d.end - d.pos >= 9:
+            d.pos += 9
+            return col_put8(d, c, zp_load_u64(d.buf + d.pos - 8))
+        return 1
+    if kind == C_BOOL:
+        if b == 0xc2 or b == 0xc3:
+            d.pos += 1
+            if zp_bits_reserve(&c.data, c.length, &d.held) < 0:
+                return dec_no_memory(d)
+            if b == 0xc3:
+                zp_bit_set(c.data.ptr, c.length)
+            if c.nullable and col_valid(d, c) < 0:
+                return -1
+            c.length += 1
+            return 0
+        return 1
+    if kind == C_TIME:
+        if b == 0xc7 and d.end - d.pos >= 15 and d.buf[d.pos + 1] == 12 and d.buf[d.pos + 2] == 5:
+            seconds = zp_load_i64(d.buf + d.pos + 3)
+            nanos = <int32_t>zp_load_u32(d.buf + d.pos + 11)
+            if 0 <= nanos < 1000000000 and not d.time_us and not (c.time_field and seconds == ZP_GO_ZERO_SECONDS) \
+                    and zp_mul_add_i64(seconds, 1000000000, nanos, &value) == 0:
+                d.pos += 15
+                return col_put8(d, c, <uint64_t>value)
+        return 1
+    return 1
+
+
 cdef int read_into(Dec *d, Col *c) noexcept nogil:
     """One value of c's type at d.pos, appended to c."""
     cdef unsigned char b
     cdef int kind = c.kind
-    cdef int64_t n, seconds, nanos, value
-    cdef const unsigned char *p
+    cdef int rc
     if d.pos >= d.end:
         return dec_truncated(d, d.pos, 1)
     b = d.buf[d.pos]
     if b == 0xc0:                       # nil: null where Python has None, else the zero value
         d.pos += 1
         return col_fill(d, c, c.nullable, False)
-    # The common encodings first, without the general readers' calls.
-    if kind == C_STRING and (b & 0xe0) == 0xa0:
-        n = b & 0x1f
-        p = d.buf + d.pos + 1
-        if n < d.end - d.pos and zp_utf8_invalid_at(p, n) < 0:
-            d.pos += 1 + n
-            return col_bytes(d, c, p, n)
-        return read_bytes_into(d, c, b)
+    rc = read_common(d, c, b)
+    if rc <= 0:
+        return rc
     if kind == C_INT or kind == C_UINT:
-        if b <= 0x7f and c.width == 8:  # fits every integer kind
-            d.pos += 1
-            return col_put8(d, c, b)
         return read_int_into(d, c, b)
-    if kind == C_F64 and b == 0xcb and d.end - d.pos >= 9:
-        d.pos += 9
-        return col_put8(d, c, zp_load_u64(d.buf + d.pos - 8))
-    if kind == C_TIME and b == 0xc7 and d.end - d.pos >= 15 and d.buf[d.pos + 1] == 12 and d.buf[d.pos + 2] == 5:
-        seconds = zp_load_i64(d.buf + d.pos + 3)
-        nanos = <int32_t>zp_load_u32(d.buf + d.pos + 11)
-        if 0 <= nanos < 1000000000 and not d.time_us and not (c.time_field and seconds == ZP_GO_ZERO_SECONDS) \
-                and zp_mul_add_i64(seconds, 1000000000, nanos, &value) == 0:
-            d.pos += 15
-            return col_put8(d, c, <uint64_t>value)
-        return read_time_into(d, c, b)
     if kind == C_STRING or kind == C_BINARY or kind == C_FIXED_BINARY:
         return read_bytes_into(d, c, b)
     if kind == C_F64 or kind == C_F32:
         return read_float_into(d, c, b)
     if kind == C_BOOL:
-        if b != 0xc2 and b != 0xc3:
-            return dec_type_error(d, c.go, b)
-        d.pos += 1
-        if zp_bits_reserve(&c.data, c.length, &d.held) < 0:
-            return dec_no_memory(d)
-        if b == 0xc3:
-            zp_bit_set(c.data.ptr, c.length)
-        if c.nullable and col_valid(d, c) < 0:
-            return -1
-        c.length += 1
-        return 0
+        return dec_type_error(d, c.go, b)
     if kind == C_STRUCT:
         return read_struct_into(d, c, b)
     if kind == C_TIME:

@@ -116,11 +116,11 @@ cdef int zs_fail_split(ZStream *z, int64_t at) noexcept nogil:
 
 
 cdef int zs_fail_os(ZStream *z, const char *what, int code) noexcept nogil:
+    cdef const char *why = strerror(code) if code else NULL
     z.failed = True
     z.d.failed = False
     z.error_code = EIO if code == 0 else code
-    snprintf(z.error, ERROR_SIZE, "%s %s: %s", what, or_text(z.segs[z.seg].path, ""),
-             strerror(code) if code else <const char *>"read failed")
+    snprintf(z.error, ERROR_SIZE, "%s %s: %s", what, or_text(z.segs[z.seg].path, ""), or_text(why, "read failed"))
     return z.error_code
 
 

@@ -81,3 +81,30 @@ def test_fuzz_corpus_replays_through_the_arrow_target(path):
     finally:
         sys.path.remove(str(FUZZ))
     check_arrow(path.read_bytes())
+
+
+def resident_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
+def test_readers_streams_and_batches_free_everything():
+    schema = vector_schema("zp.z")
+    good = vector_bytes(next(case for case in MANIFEST if case["name"] == "Compound_full")) * 50
+    bad = good + b"\x81\x00\xc1"
+
+    def rounds(count: int) -> None:
+        for _ in range(count):
+            pa.RecordBatchReader.from_stream(zpa.read(good, schema, "Compound", batch_rows=7)).read_all()
+            zpa.read(good, schema, "Compound").__arrow_c_stream__()        # never consumed
+            reader = zpa.read(good, schema, "Compound", batch_rows=5)._open()
+            reader.next_batch()                                          # capsules dropped unimported
+            with pytest.raises(zebrapack.DecodeError):
+                zpa.read(bad, schema, "Compound").read_all()
+            zpa.arrow_schema(schema, "Compound").__arrow_c_schema__()
+
+    rounds(50)                                   # warm up the allocators
+    before = resident_bytes()
+    rounds(500)
+    assert resident_bytes() - before < 1 << 20   # leaking one read a round would take ~10 MB

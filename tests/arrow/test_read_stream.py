@@ -415,3 +415,11 @@ def test_maps_keep_wire_order():
     table = zpa.read(EXAMPLES.encode(record), EXAMPLES, "Compound").read_all()
     assert table.column("SMap").to_pylist() == [[("b", 2), ("a", 1), ("c", 3)]]
     assert table.column("IMap").to_pylist() == [[(5, "five"), (-1, "minus")]]
+
+
+def test_an_exported_reader_is_read_by_its_consumer_only():
+    reader = zpa.read(encode_all(a_records(10)), EXAMPLES, "A")._open()
+    capsule = reader.export_stream()
+    with pytest.raises(ValueError, match="handed to an Arrow consumer"):
+        reader.next_batch()
+    assert pa.RecordBatchReader._import_from_c_capsule(capsule).read_all().num_rows == 10
