@@ -710,8 +710,10 @@ cdef int aw_raw(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef const unsigned char *p = NULL
     cdef int64_t n = 0
     aw_read_bytes(ctx, c, i, &p, &n)
-    if n == 1 and p[0] == 0xc0 and c.kind != K_INTF:
+    if n == 1 and p[0] == 0xc0 and c.kind == K_IFACE:
         return aw_null(ctx, c, omit)     # a nil named interface is None to decode
+    if n == 1 and p[0] == 0xc0 and c.kind == K_STRUCT:
+        return out_check(ctx, zp_out_raw(&ctx.out, c.const_bytes, c.const_len)) + 1
     with gil:
         check_raw_bytes(ctx, c, p, n)
     return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
@@ -1174,8 +1176,12 @@ cdef class ArrowRecordEncoder:
 
     cdef bytes _zero_field(self, FieldPlan fp):
         """Key and zero value of a field without a column, as encode writes it (b"" when left out)."""
+        return self._packed(fp.tag_key if self.msgp else fp.zid_key, fp.type, None if fp.time_field else make_zero(fp.type),
+                            fp.omitempty or not self.msgp, fp.time_field)
+
+    cdef bytes _packed(self, bytes key, TypePlan t, object value, bint omit, bint time_field):
+        """key and value as encode's own writers write them (b"" when omit leaves the value out)."""
         cdef Writer w
-        cdef bint omit = fp.omitempty or not self.msgp
         w.out_array = NULL
         w.has_view = False
         w.pos = 0
@@ -1190,11 +1196,11 @@ cdef class ArrowRecordEncoder:
         del out
         try:
             w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
-            put_bytes_object(&w, fp.tag_key if self.msgp else fp.zid_key)
-            if fp.time_field:
-                written = write_time(&w, fp.type, None, omit, True)
+            put_bytes_object(&w, key)
+            if time_field:
+                written = write_time(&w, t, value, omit, True)
             else:
-                written = write_value(&w, fp.type, make_zero(fp.type), omit)
+                written = write_value(&w, t, value, omit)
             result = PyBytes_FromStringAndSize(<const char *>w.data, w.pos if written else 0)
         finally:
             trail_release(&w.trail)
@@ -1239,7 +1245,10 @@ cdef class ArrowRecordEncoder:
             c.how = W_RAW
             c.layout = _BIN_FORMATS[fmt]
             if kind == K_STRUCT:
-                c.struct_plan = <PyObject *>t.struct_plan
+                # nil decodes as the struct's zero value: written as encode writes that
+                zero = self._packed(b"", t, make_zero(t), False, False)
+                c.const_bytes = self._borrow(zero)
+                c.const_len = len(zero)
             return c
         if kind == K_STRING or kind == K_BYTES or kind == K_BYTEARRAY:
             fixed = _fixed_size(fmt, "w:")

@@ -224,3 +224,16 @@ def test_interface_values_are_written_verbatim(zp: zebrapack.Schema) -> None:
     data = written(pa.table({"Any": pa.array([odd], pa.binary())}), zp, "Prims")
     assert data.endswith(b"\x13" + odd)
     assert zp.decode(data).Any == 5
+
+
+@pytest.mark.parametrize("options", MODES, ids=["zebrapack", "no-structnames", "msgp"])
+def test_a_recursive_struct_column_holds_its_values_own_bytes(zp: zebrapack.Schema, options: dict[str, Any]) -> None:
+    Tree = zp.types.Tree
+    leaf = Tree([], "leaf", 1.5, None)
+    parent = Tree([leaf, zebrapack_zero(zp, "Tree")], "root", 0.0, leaf)
+    check(zp, [parent, zebrapack_zero(zp, "Tree")], "Tree", **options)
+    # a nil in the bytes of a struct value reads as its zero value: written as encode writes that
+    kids = pa.array([[b"\xc0"]], pa.list_(pa.binary()))
+    expected = zp.encode(Tree([zebrapack_zero(zp, "Tree")], "", 0.0, None), **options)
+    assert written(pa.table({"Kids": kids}), zp, "Tree", **options) == expected
+    assert zp.decode(expected, "Tree").Kids == [zebrapack_zero(zp, "Tree")]

@@ -166,3 +166,24 @@ def test_data_that_is_not_arrow_is_a_type_error(zp: zebrapack.Schema) -> None:
         zebrapack.arrow.write([{"Name": "x"}], io.BytesIO(), zp, "A")
     with pytest.raises(ValueError, match="give type= one of"):
         zebrapack.arrow.write(pa.table({"Name": ["x"]}), io.BytesIO(), zp)
+
+
+def test_invalid_arrow_offsets_and_indices_are_refused_not_read_past(zp: zebrapack.Schema) -> None:
+    # pyarrow checks what it builds: the buffers are spoiled after it did (their memory is ours)
+    def spoiled(column: str, type_: Any, offsets: list[int], later: list[int], width: int, **parts: Any) -> Any:
+        memory = bytearray(b"".join(value.to_bytes(width, "little", signed=True) for value in offsets))
+        buffers = [None, pa.py_buffer(memory)] + ([pa.py_buffer(parts["data"])] if "data" in parts else [])
+        array = pa.Array.from_buffers(type_, len(offsets) - (0 if "dictionary" in parts else 1), buffers,
+                                      children=parts.get("children"))
+        if "dictionary" in parts:
+            array = pa.DictionaryArray.from_arrays(array, parts["dictionary"])
+        table = pa.table({column: array})
+        memory[:] = b"".join(value.to_bytes(width, "little", signed=True) for value in later)
+        return table
+
+    refused(spoiled("Name", pa.string(), [0, 1], [5, 1], 4, data=b"abcdef"), zp, "A", re.escape("row 0, A.Name: offsets out of order (invalid Arrow data)"))
+    refused(spoiled("Ints", pa.list_(pa.int64()), [0, 2], [0, 9], 4, children=[pa.array([1, 2], pa.int64())]),
+            zp, "Compound",
+            re.escape("row 0, Compound.Ints: list offsets outside the item column (invalid Arrow data)"))
+    refused(spoiled("Name", pa.int8(), [0, 0], [0, 5], 1, dictionary=pa.array(["a"])), zp, "A",
+            re.escape("row 1, A.Name: dictionary index outside the dictionary (invalid Arrow data)"))

@@ -4,6 +4,8 @@ a logical type; it writes to paths and files as schema.writer does (index too)."
 from __future__ import annotations
 
 import io
+import threading
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -165,6 +167,14 @@ def test_a_path_gets_what_schema_writer_writes_with_its_index(zp: zebrapack.Sche
     assert (tmp_path / "arrow.zpk.zpi").read_bytes() == (tmp_path / "default.zpk.zpi").read_bytes()
     zebrapack.arrow.write(table, tmp_path / "other.zpk", zp, "A", index=tmp_path / "named.zpi")
     assert (tmp_path / "named.zpi").read_bytes() == (tmp_path / "default.zpk.zpi").read_bytes()
+    # chunks larger than the writer's buffer go to the file directly: the same file and index
+    many = a_records(zp, 6000)
+    with zp.writer(tmp_path / "many.zpk", index=True) as writer:
+        writer.write_all(many)
+    zebrapack.arrow.write(table_of(pa, zp, many, "A"), tmp_path / "many_arrow.zpk", zp, "A", index=True,
+                          chunk_bytes=100_000)
+    assert (tmp_path / "many_arrow.zpk").read_bytes() == (tmp_path / "many.zpk").read_bytes()
+    assert (tmp_path / "many_arrow.zpk.zpi").read_bytes() == (tmp_path / "many.zpk.zpi").read_bytes()
 
 
 def test_a_binary_file_object_gets_the_records(zp: zebrapack.Schema, tmp_path: Path) -> None:
@@ -185,3 +195,38 @@ def test_write_needs_no_arrow_library_beyond_the_producer(zp: zebrapack.Schema) 
     out = io.BytesIO()
     assert zebrapack.arrow.write(Producer(), out, zp, "A") == 1
     assert out.getvalue() == zp.encode(zp.types.A("x", None, "", 0, 0.0, False))
+
+
+def test_the_gil_is_released_while_a_batch_is_encoded(zp: zebrapack.Schema) -> None:
+    table = table_of(pa, zp, a_records(zp, 2000), "A")
+    table = pa.concat_tables([table] * 100).combine_chunks()
+    ticks: list[float] = []
+    done = threading.Event()
+
+    def ticker() -> None:
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.0005)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    try:
+        start = time.perf_counter()
+        zebrapack.arrow.write(table, io.BytesIO(), zp, "A", chunk_bytes=1 << 40)    # one chunk: one nogil call
+        end = time.perf_counter()
+    finally:
+        done.set()
+        thread.join()
+    during = [tick for tick in ticks if start < tick < end]
+    assert len(during) >= 3, (end - start, len(during))
+
+
+def test_the_readers_own_stream_writes_back_the_file_it_reads(zp: zebrapack.Schema, tmp_path: Path) -> None:
+    source = Path(examples.RECORDS)
+    assert zebrapack.arrow.write(zebrapack.arrow.read(source, zp, "A"), tmp_path / "copy.zpk", zp, "A") == 5
+    assert (tmp_path / "copy.zpk").read_bytes() == source.read_bytes()
+    projected = zebrapack.arrow.read(source, zp, "A", columns=["Name", "Sibs"])
+    out = io.BytesIO()
+    zebrapack.arrow.write(projected, out, zp, "A")
+    assert zp.decode_all(out.getvalue()) == [zp.types.A(r.Name, None, "", r.Sibs, 0.0, False)
+                                             for r in zp.decode_all(source.read_bytes())]

@@ -142,15 +142,21 @@ class RecordWriter:
         """Append ``records`` records encoded elsewhere (``zebrapack.arrow.write``); ``ends``:
         where each ends in ``data``, needed when the writer keeps an index."""
         start = self._written + len(self._buffer)
-        self._buffer += data
-        self.records += records
         if self._index is not None:
             if ends is None:
                 raise ValueError("an indexed writer needs the end of every record")
             for end in ends:
                 self._index.record_end(start + end)
-        if len(self._buffer) >= self._buffer_size:
-            self.flush()
+        self.records += records
+        if self._buffer or len(data) < self._buffer_size:
+            self._buffer += data
+            if len(self._buffer) >= self._buffer_size:
+                self.flush()
+            return
+        if self._index is not None:         # a whole chunk: to the file without a copy
+            self._index.data(data)
+        self._file.write(data)
+        self._written += len(data)
 
     def write_all(self, objs: Iterable[Any]) -> None:
         for obj in objs:
