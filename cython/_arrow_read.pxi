@@ -76,6 +76,7 @@ cdef struct Col:
     uint64_t umax
     int64_t fixed           # N of [N]byte and [N]T
     int raw_kind
+    int64_t raw_struct      # RAW_STRUCT: the struct's index in Dec.struct_names
     char *go                # Go spelling, for messages
     char *name              # Go field name, for paths
     int64_t length
@@ -122,6 +123,8 @@ cdef struct Dec:
     int64_t *skip_total     # and their count, negative for maps
     const char *root
     char **struct_names     # the schema's structs (named interfaces)
+    Col **scratch           # a column tree per struct, to check values kept as bytes
+    int64_t validating      # inside such a check: times need no Arrow range
     int64_t *struct_name_lens
     int64_t n_struct_names
     int64_t fail_at         # offset in the source
@@ -483,13 +486,16 @@ cdef inline int dec_wire_int(Dec *d, unsigned char b, int64_t *sv, uint64_t *uv)
 cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
     """Step over one value, iteratively, nested at most max_depth deep (as skip_value).
     ``validate``: check it as decode reads an interface{} value (UTF-8 in strs;
-    strict: map keys str/bin/nil and Go's ext shapes; keys Python can hash)."""
+    strict: map keys str/bin/nil and Go's ext shapes; keys Python can hash; a map
+    naming a struct of the schema is read as that struct)."""
     cdef unsigned char b
     cdef int64_t n, header = 0, bad
     cdef int64_t start_depth = d.depth
-    cdef int64_t *left = d.skip_left
-    cdef int64_t *total = d.skip_total
-    cdef int64_t level = 0, index
+    # Each level's counts live at its depth: a struct validated inside (which may
+    # skip values in turn) only uses deeper entries.
+    cdef int64_t *left = d.skip_left + start_depth
+    cdef int64_t *total = d.skip_total + start_depth
+    cdef int64_t level = 0, index, named
     cdef int rc = 0
     left[0] = 1
     while True:
@@ -564,6 +570,13 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
         if n == -2:
             rc = -1
             break
+        if validate and ((b & 0xf0) == 0x80 or b == 0xde or b == 0xdf):
+            named = schema_struct_at(d)
+            if named >= 0:
+                if validate_struct(d, named, b) < 0:
+                    rc = -1
+                    break
+                continue
         n = dec_array_count(d, b)
         if n == -1:
             n = dec_map_count(d, b)
@@ -672,7 +685,7 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
         if zp_bits_reserve(&c.data, c.length, &d.held) < 0:
             return dec_no_memory(d)
     elif c.kind == C_INT or c.kind == C_UINT or c.kind == C_F32 or c.kind == C_F64 or c.kind == C_TIME:
-        if c.kind == C_TIME and not null and not filler:
+        if c.kind == C_TIME and not null and not filler and not d.validating:
             if not d.time_us:
                 snprintf(d.message, MESSAGE_SIZE, "Go's zero time 0001-01-01T00:00:00Z is outside "
                          "timestamp[ns] (1677-09-21..2262-04-11): read with time_unit='us'")
@@ -926,7 +939,9 @@ cdef int read_time_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     if c.time_field and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
         d.pos += header + n
         return col_fill(d, c, True, False)
-    if d.time_us:
+    if d.validating:                    # only checked, never stored
+        value = 0
+    elif d.time_us:
         if nanos % 1000 != 0:
             snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns has nanoseconds that timestamp[us] cannot hold "
                      "(read with time_unit='ns')", <long long>seconds, <long long>nanos)
@@ -1012,47 +1027,66 @@ cdef int read_ext_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     return 0
 
 
-cdef bint names_schema_struct(Dec *d) noexcept nogil:
-    """Whether the map at d.pos starts with a -1 entry naming a struct of the schema
-    (peek_struct_plan's test; nothing consumed)."""
+cdef int64_t schema_struct_at(Dec *d) noexcept nogil:
+    """The struct of the schema named by the -1 entry of the map at d.pos, as an index
+    of d.struct_names, or -1 (peek_struct_plan's test; nothing consumed, no error)."""
     cdef int64_t save = d.pos, header = 0, n, i
     cdef int64_t key = 0
     cdef uint64_t ukey = 0
-    cdef bint found = False
-    cdef unsigned char b = d.buf[d.pos]
-    n = dec_map_count(d, b)
+    cdef int64_t found = -1
+    cdef bint failed = d.failed, truncated = d.truncated
+    n = dec_map_count(d, d.buf[d.pos])
     if n > 0 and d.pos < d.end and dec_wire_int(d, d.buf[d.pos], &key, &ukey) == INT_SIGNED and key == -1 \
             and d.pos < d.end:
         n = dec_str_length(d, d.buf[d.pos], &header)
         if n >= 0:
             for i in range(d.n_struct_names):
                 if d.struct_name_lens[i] == n and memcmp(d.struct_names[i], d.buf + d.pos + header, n) == 0:
-                    found = True
+                    found = i
                     break
     d.pos = save
-    d.failed = False
-    d.truncated = False
+    d.failed = failed
+    d.truncated = truncated
     return found
+
+
+cdef int validate_struct(Dec *d, int64_t index, unsigned char b) noexcept nogil:
+    """Read the struct map at d.pos into the scratch columns of schema struct
+    ``index`` and drop it again: the checks decode applies to it, nothing kept."""
+    cdef Col *scratch = d.scratch[index]
+    cdef int64_t rows = scratch.length, used = d.used
+    cdef int rc
+    d.validating += 1
+    rc = read_struct_into(d, scratch, b)
+    d.validating -= 1
+    col_truncate(scratch, rows)
+    d.used = used
+    return rc
 
 
 cdef int read_raw_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """The value's own msgpack bytes, checked as decode reads it."""
-    cdef int64_t start = d.pos
+    cdef int64_t start = d.pos, named
     if c.raw_kind != RAW_ANY:
         if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
             if c.raw_kind == RAW_IFACE:
                 return dec_type_error(d, c.go, b)
             snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.go, lead_name(b))
             return dec_fail(d, start)
-    if dec_skip(d, True) < 0:
-        return -1
-    if c.raw_kind == RAW_IFACE:
-        d.pos = start                   # the whole value is there: peeking cannot run out
-        if not names_schema_struct(d):
+    if c.raw_kind == RAW_STRUCT:        # read as the struct it is
+        if validate_struct(d, c.raw_struct, b) < 0:
+            return -1
+    elif c.raw_kind == RAW_IFACE:       # as the struct named on the wire
+        named = schema_struct_at(d)
+        if named < 0:
+            if dec_skip(d, False) < 0:  # an input that ends inside says so first
+                return -1
             snprintf(d.message, MESSAGE_SIZE, "a %s value must name a struct of the schema (key -1)", c.go)
             return dec_fail(d, start)
-        if dec_skip(d, False) < 0:
+        if validate_struct(d, named, b) < 0:
             return -1
+    elif dec_skip(d, True) < 0:
+        return -1
     return col_bytes(d, c, d.buf + start, d.pos - start)
 
 
@@ -1442,6 +1476,15 @@ cdef int col_setup(Col *c, object field) except -1:
     else:
         raise AssertionError(f"no column builder for {fmt!r}")
     return 0
+
+
+cdef void col_link_structs(Col *c, dict indexes) except *:
+    """Give each recursive-struct column the index of its struct's scratch columns."""
+    cdef int64_t i
+    if c.kind == C_RAW and c.raw_kind == RAW_STRUCT:
+        c.raw_struct = indexes[c.go.decode("utf-8")]
+    for i in range(c.n_children):
+        col_link_structs(c.children[i], indexes)
 
 
 cdef int struct_setup(Col *c, object field) except -1:

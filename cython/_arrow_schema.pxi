@@ -3,7 +3,7 @@
 # the release callback, which any thread may call without the GIL.
 
 from libc.stdlib cimport calloc, free, malloc, realloc
-from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_GetPointer, PyCapsule_IsValid, PyCapsule_New
+from cpython.pycapsule cimport PyCapsule_Destructor, PyCapsule_GetPointer, PyCapsule_New
 from libc.string cimport memset
 
 

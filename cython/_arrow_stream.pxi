@@ -12,11 +12,6 @@ from libc.stdio cimport FILE, fclose, fopen, fread, ferror
 from libc.errno cimport errno
 from libc.string cimport strerror
 
-cdef extern from "<stdio.h>":
-    int fseeko(FILE *stream, int64_t offset, int whence) nogil
-    enum:
-        SEEK_SET
-
 cdef extern from "<errno.h>":
     enum:
         EINVAL
@@ -28,6 +23,7 @@ cdef extern from "Python.h":
     int Py_IsInitialized() nogil
 
 cdef extern from "zp_arrow_read.h":
+    int zp_fseek64(FILE *f, int64_t offset) noexcept nogil
     int zp_try_enter(int *busy) noexcept nogil
     void zp_leave(int *busy) noexcept nogil
 
@@ -241,7 +237,7 @@ cdef int zs_open_segment(ZStream *z) noexcept nogil:
     z.fp = fopen(s.path, "rb")
     if z.fp == NULL:
         return zs_fail_os(z, "opening", errno)
-    if s.start and fseeko(z.fp, s.start, SEEK_SET) != 0:
+    if s.start and zp_fseek64(z.fp, s.start) != 0:
         return zs_fail_os(z, "seeking in", errno)
     z.d.base = s.start
     z.d.buf = z.win
@@ -485,6 +481,10 @@ cdef void zs_free(ZStream *z) noexcept nogil:
             free(z.d.struct_names[i])
     free(z.d.struct_names)
     free(z.d.struct_name_lens)
+    if z.d.scratch != NULL:
+        for i in range(z.d.n_struct_names):
+            col_free(z.d.scratch[i])
+    free(z.d.scratch)
     if z.segs != NULL:
         for i in range(z.n_segs):
             free(z.segs[i].path)
@@ -635,6 +635,20 @@ cdef class ArrowRecordReader:
             self.z.d.struct_name_lens[i] = len(name)
         self.z.root = col_build(field)
         zp_export_schema(&self.z.schema, field)
+        # the scratch columns that check values kept as their bytes (interface{},
+        # named interfaces, recursive structs) as decode reads them
+        from zebrapack.arrow._mapping import arrow_fields
+        indexes = {name: i for i, name in enumerate(cd._by_name)}
+        self.z.d.scratch = <Col **>calloc(max(len(indexes), 1), sizeof(Col *))
+        if self.z.d.scratch == NULL:
+            raise MemoryError()
+        for name, i in indexes.items():
+            self.z.d.scratch[i] = col_build(arrow_fields(codec, name))
+            if col_begin(self.z.d.scratch[i], &self.z.d.held) < 0:
+                raise MemoryError()
+        for i in range(len(indexes)):
+            col_link_structs(self.z.d.scratch[i], indexes)
+        col_link_structs(self.z.root, indexes)
 
     def __dealloc__(self):
         zs_free(self.z)

@@ -5,8 +5,33 @@
 #define ZP_ARROW_READ_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+#define ZP_MSVC 1
+#else
+#define ZP_MSVC 0
+#endif
+
+static inline int zp_popcount8(unsigned v) {
+#if ZP_MSVC
+    return (int)__popcnt(v);
+#else
+    return __builtin_popcount(v);
+#endif
+}
+
+/* fseek to a 64-bit offset (files larger than 2 GiB on every platform). */
+static inline int zp_fseek64(FILE *f, int64_t offset) {
+#if defined(_WIN32)
+    return _fseeki64(f, offset, SEEK_SET);
+#else
+    return fseeko(f, (off_t)offset, SEEK_SET);
+#endif
+}
 
 /* A growable buffer of one column. `held` points at the reader's count of
  * bytes allocated by all its buffers (batch_bytes). */
@@ -81,9 +106,9 @@ static inline int64_t zp_count_set_bits(const uint8_t *bits, int64_t length) {
     if (bits == NULL)
         return length;
     for (i = 0; i < whole; i++)
-        count += __builtin_popcount(bits[i]);
+        count += zp_popcount8(bits[i]);
     if (length & 7)
-        count += __builtin_popcount(bits[whole] & ((1u << (length & 7)) - 1));
+        count += zp_popcount8(bits[whole] & ((1u << (length & 7)) - 1));
     return count;
 }
 
@@ -150,22 +175,38 @@ static inline uint32_t zp_crc32(uint32_t crc, const uint8_t *p, int64_t n) {
 
 /* a * b + c without overflow; returns -1 when it does not fit int64. */
 static inline int zp_mul_add_i64(int64_t a, int64_t b, int64_t c, int64_t *out) {
+#if ZP_MSVC
+    /* b > 0 here (a unit's multiplier), c in [0, b) */
+    if (a > (INT64_MAX - c) / b || a < INT64_MIN / b)
+        return -1;
+    *out = a * b + c;
+    return 0;
+#else
     int64_t product;
     if (__builtin_mul_overflow(a, b, &product))
         return -1;
     if (__builtin_add_overflow(product, c, out))
         return -1;
     return 0;
+#endif
 }
 
 /* One consumer at a time per reader: a stream pulled from two threads at once
  * gets an error instead of a data race. */
 static inline int zp_try_enter(int *busy) {
+#if ZP_MSVC
+    return _InterlockedExchange((volatile long *)busy, 1) == 0;
+#else
     return __atomic_exchange_n(busy, 1, __ATOMIC_ACQUIRE) == 0;
+#endif
 }
 
 static inline void zp_leave(int *busy) {
+#if ZP_MSVC
+    _InterlockedExchange((volatile long *)busy, 0);
+#else
     __atomic_store_n(busy, 0, __ATOMIC_RELEASE);
+#endif
 }
 
 #endif

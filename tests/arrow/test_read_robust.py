@@ -108,3 +108,23 @@ def test_readers_streams_and_batches_free_everything():
     before = resident_bytes()
     rounds(500)
     assert resident_bytes() - before < 1 << 20   # leaking one read a round would take ~10 MB
+
+
+def test_values_kept_as_bytes_are_checked_as_decode_reads_them():
+    schema = vector_schema("zp.z")
+    # Prims.Any holding a map that names struct Inner, whose X (int32) holds a str
+    record = b"\x81\x13\x82\xff\xa5Inner\x00\xa1x"
+    with pytest.raises(zebrapack.DecodeError) as decoded:
+        schema.decode(record, "Prims")
+    with pytest.raises(zebrapack.DecodeError) as read:
+        zpa.read(record, schema, "Prims").read_all()
+    assert read.value.path == decoded.value.path == "Prims.Any.X"
+    # a recursive struct's inner occurrence is read as that struct
+    tree = b"\x81\x03\x81\x02\xa1w"      # Tree.Up.Weight (float32) holding a str
+    with pytest.raises(zebrapack.DecodeError) as decoded:
+        schema.decode(tree, "Tree")
+    with pytest.raises(zebrapack.DecodeError) as read:
+        zpa.read(tree, schema, "Tree").read_all()
+    assert read.value.path == decoded.value.path == "Tree.Up.Weight"
+    ok = b"\x81\x13\x82\xff\xa5Inner\x00\x05"
+    assert zpa.read(ok, schema, "Prims").read_all().column("Any").to_pylist() == [ok[2:]]

@@ -91,12 +91,6 @@ class ArrowField:
         """The extension name in the metadata, if any."""
         return dict(self.metadata).get(EXTENSION_NAME)
 
-    def child(self, name: str) -> ArrowField:
-        for item in self.children:
-            if item.name == name:
-                return item
-        raise KeyError(name)
-
 
 def resolve_struct(schema: Any, type: Any) -> StructDef:
     """The struct a reader or writer works on: a struct name, a generated class, or

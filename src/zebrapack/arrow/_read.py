@@ -35,10 +35,6 @@ class ArrowSchemaExport:
     def __arrow_c_schema__(self) -> object:
         return arrow_schema_capsule(self.field)
 
-    def to_pyarrow(self) -> Any:
-        """The schema as a ``pyarrow.Schema`` (needs pyarrow)."""
-        return require_pyarrow("ArrowSchemaExport.to_pyarrow()").schema(self)
-
     def __repr__(self) -> str:
         columns = ", ".join(f"{child.name}: {child.format}" for child in self.field.children)
         return f"<zebrapack.arrow schema of {self.field.struct}: {columns}>"
