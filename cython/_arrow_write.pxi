@@ -398,7 +398,7 @@ cdef object _col_value(WCol *c, int64_t i):
     cdef const unsigned char *p = NULL
     cdef int64_t n = 0, at = i + c.arr.offset
     if c.layout == L_DICT:
-        return _col_value(c.values, aw_read_int(c, at))
+        return _col_value(c.values, aw_read_int(c, at) if c.src_signed else <int64_t>aw_read_uint(c, at))
     if c.layout == L_INT:
         return aw_read_int(c, at) if c.src_signed else aw_read_uint(c, at)
     if c.layout == L_FLOAT:
@@ -1385,7 +1385,7 @@ cdef class ArrowRecordEncoder:
             return 0
         c.data1 = <const unsigned char *>arr.buffers[1] if buffers > 1 else NULL
         c.data2 = <const unsigned char *>arr.buffers[2] if buffers > 2 else NULL
-        if arr.length > 0 and buffers > 1 and c.data1 == NULL:
+        if arr.length > 0 and buffers > 1 and c.data1 == NULL and not (layout == L_FIXED_BIN and c.width == 0):
             raise ValueError("an Arrow array without its data buffer")
         if layout == L_VIEW_BIN:
             c.n_variadic = arr.n_buffers - 3
