@@ -7,7 +7,7 @@ set -euo pipefail
 python="$1"
 case "$python" in */*) python="$(cd "$(dirname "$python")" && pwd)/$(basename "$python")" ;; esac
 cd "$(dirname "$0")"
-for target in decode load stream; do
+for target in decode load stream arrow; do
     log="$(mktemp)"
     "$python" run_atheris.py --target="$target" -max_total_time=50 -max_len=4096 \
         -artifact_prefix="$(dirname "$log")/zp-$target-" >"$log" 2>&1 \
