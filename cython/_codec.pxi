@@ -205,20 +205,30 @@ cdef class Codec:
         reader would reject.
         """
         cdef Writer w
+        cdef unsigned char small[SMALL_RECORD]
         cdef StructPlan plan = self._plan_of(obj)
+        cdef Py_ssize_t hint = struct_size_hint(plan)
         w.out_array = NULL
         w.has_view = False
         w.pos = 0
-        w.cap = struct_size_hint(plan)
         w.out_bytes = NULL
         trail_init(&w.trail, self.max_depth)
-        out = PyBytes_FromStringAndSize(NULL, w.cap)
-        Py_INCREF(out)
-        w.out_bytes = <PyObject *>out
-        del out
-        try:
+        if hint <= SMALL_RECORD:
+            # a small record is written on the C stack and copied once into its bytes:
+            # no allocation sized by guess, no resize (writer_grow moves it to the heap)
+            w.data = small
+            w.cap = SMALL_RECORD
+        else:
+            w.cap = hint
+            out = PyBytes_FromStringAndSize(NULL, w.cap)
+            Py_INCREF(out)
+            w.out_bytes = <PyObject *>out
+            del out
             w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
+        try:
             self._run_encode(&w, plan, obj, structnames, mode)
+            if w.out_bytes == NULL:
+                return PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
             _PyBytes_Resize(&w.out_bytes, w.pos)
             result = <object>w.out_bytes
         finally:
