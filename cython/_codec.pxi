@@ -32,6 +32,7 @@ cdef class Codec:
     cdef dict _by_name          # struct name -> StructPlan
     cdef dict _by_class         # class -> StructPlan
     cdef tuple _plans
+    cdef PyObject *_last_plan   # the plan _plan_of found last (borrowed from _plans), or NULL
     cdef readonly Py_ssize_t max_depth
     cdef readonly Py_ssize_t zero_allowance
 
@@ -174,9 +175,16 @@ cdef class Codec:
     # -- encoding -------------------------------------------------------------
 
     cdef StructPlan _plan_of(self, object obj):
+        # Records of one class usually come in a row: the last plan found is tried
+        # first. One pointer, read and written whole with the GIL held.
+        cdef PyObject *last = self._last_plan
+        if last != NULL and Py_TYPE(obj) == (<StructPlan>last).tp:
+            return <StructPlan>last
         plan = plan_of_instance(self._by_class, obj)
         if plan is None:
             raise _EncodeError(f"{type(obj).__name__} is not a struct type of this schema", "$", None)
+        if Py_TYPE(obj) == (<StructPlan>plan).tp:
+            self._last_plan = <PyObject *>plan
         return <StructPlan>plan
 
     cdef int _run_encode(self, Writer *w, StructPlan plan, object obj, bint structnames, str mode) except -1:

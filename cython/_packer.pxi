@@ -719,6 +719,8 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         key_pos = w.pos
         if w.msgp:
             put_raw(w, fc.tag_key, fc.tag_key_len)
+        elif fc.zid_key_len == 1:           # a fixint zid: no memcpy call
+            put_byte(w, <unsigned char>fc.zid_key[0])
         else:
             put_raw(w, fc.zid_key, fc.zid_key_len)
         if not fc.time_field and write_exact_scalar(w, <TypePlan>fc.type, slot):
