@@ -519,6 +519,12 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
         if kind != K_STRING or not PyUnicode_IS_COMPACT_ASCII(<object>item):
             return 0
         n = PyUnicode_GET_LENGTH(<object>item)
+        if n <= 31:                         # fixstr: header and text in one capacity check
+            ensure(w, 1 + n)
+            w.data[w.pos] = 0xa0 | <unsigned char>n
+            memcpy(w.data + w.pos + 1, PyUnicode_DATA(<object>item), n)
+            w.pos += 1 + n
+            return 1
         put_str_header(w, n)
         put_raw(w, PyUnicode_DATA(<object>item), n)
         return 1
@@ -627,14 +633,19 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
         return 0
     put_map_header(w, n)
     writer_enter(w)
+    trail_key_reading(&w.trail)
     while PyDict_Next(value, &position, &key_ref, &value_ref):
-        trail_key_reading(&w.trail)
-        trail_key(&w.trail, <object>key_ref)
+        # The key goes into the trail only for the entries write_value writes: the
+        # exact-scalar path raises nothing but running out of memory.
         if not write_exact_scalar(w, key_plan, key_ref):
+            trail_key(&w.trail, <object>key_ref)
             write_value(w, key_plan, <object>key_ref, False)
+            trail_key_reading(&w.trail)
         if not write_exact_scalar(w, elem, value_ref):
+            trail_key(&w.trail, <object>key_ref)
             held = <object>value_ref    # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
+            trail_key_reading(&w.trail)
         written += 1
     trail_map_done(&w.trail)
     if written != n or PyDict_Size(value) != n:
@@ -713,9 +724,9 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
             value = getattr(obj, (<FieldPlan>fc.plan).attr)
             slot = <PyObject *>value
         # slot is borrowed from obj (or held by value) until Python code may run
-        omit = fc.omitempty or not w.msgp
-        if omit and is_plain_zero(fc, slot):
+        if (fc.omitempty or not w.msgp) and is_plain_zero(fc, slot):
             continue
+        omit = fc.omitempty or not w.msgp
         key_pos = w.pos
         if w.msgp:
             put_raw(w, fc.tag_key, fc.tag_key_len)
@@ -941,6 +952,7 @@ cdef int write_any(Writer *w, object value) except -1:
     cdef PyObject *value_ref
     cdef Py_ssize_t length
     cdef const char *text
+    cdef bint key_done
     # The exact types of JSON-like documents first: each failing subtype or
     # isinstance test of the chain below walks the MRO.
     cdef PyTypeObject *tp = Py_TYPE(value)
@@ -1006,17 +1018,24 @@ cdef int write_any(Writer *w, object value) except -1:
         n = PyDict_Size(value)
         put_map_header(w, n)
         writer_enter(w)
+        trail_key_reading(&w.trail)
         while PyDict_Next(value, &position, &key_ref, &value_ref):
+            written += 1
+            # An ASCII str key and an atomic value need no trail entry (nothing can
+            # fail there but memory): written directly; the rest as before.
+            key_done = _write_any_atom(w, key_ref, True)
+            if key_done and _write_any_atom(w, value_ref, False):
+                continue
             key = <object>key_ref
             item = <object>value_ref
-            trail_key_reading(&w.trail)
             trail_key(&w.trail, key)
-            if not (PyUnicode_Check(key) or PyBytes_Check(key)):
-                writer_fail(w, f"a map inside interface{{}} is a map[string]interface{{}} to Go: its keys "
-                               f"must be str (or bytes), not {type(key).__name__} {_short_repr(key)}")
-            write_any(w, key)
+            if not key_done:
+                if not (PyUnicode_Check(key) or PyBytes_Check(key)):
+                    writer_fail(w, f"a map inside interface{{}} is a map[string]interface{{}} to Go: its keys "
+                                   f"must be str (or bytes), not {type(key).__name__} {_short_repr(key)}")
+                write_any(w, key)
             write_any(w, item)
-            written += 1
+            trail_key_reading(&w.trail)
         trail_map_done(&w.trail)
         if written != n or PyDict_Size(value) != n:
             writer_fail(w, "dict changed size while it was encoded")
@@ -1025,6 +1044,39 @@ cdef int write_any(Writer *w, object value) except -1:
     if plan is not None:
         return write_struct(w, <StructPlan>plan, value, not w.msgp)
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
+
+
+cdef int write_any_atom(Writer *w, PyObject *item, bint key) except -1:
+    """An interface{} map's key (key: an exact ASCII str only) or value (also an exact
+    float, small int, bool or None), written as write_any writes it; 0 when it is
+    anything else (write_any decides). Called through a pointer: kept out of
+    write_any's frame, which each nesting level of interface{} values repeats."""
+    cdef PyTypeObject *tp = Py_TYPE(<object>item)
+    cdef Py_ssize_t n
+    cdef long long sv
+    if tp == &PyUnicode_Type:
+        if not PyUnicode_IS_COMPACT_ASCII(<object>item):
+            return 0
+        n = PyUnicode_GET_LENGTH(<object>item)
+        put_str_header(w, n)
+        put_raw(w, PyUnicode_DATA(<object>item), n)
+        return 1
+    if key:
+        return 0
+    if tp == &PyFloat_Type:
+        return put_f64(w, PyFloat_AS_DOUBLE(<object>item)) + 1
+    if tp == &PyLong_Type:
+        if not zp_small_long(<object>item, &sv):
+            return 0
+        return put_signed(w, sv) + 1
+    if tp == &PyBool_Type:
+        return put_byte(w, 0xc3 if <object>item is True else 0xc2) + 1
+    if <object>item is None:
+        return put_byte(w, 0xc0) + 1
+    return 0
+
+cdef int (*_write_any_atom)(Writer *, PyObject *, bint) except -1
+_write_any_atom = write_any_atom
 
 
 cdef TypePlan _standalone_plan(int kind, str go):
