@@ -204,8 +204,10 @@ def memory_section(schema: Any, plain: list[A], structs: list[Any]) -> str:
     plain_array = msgspec.msgpack.encode(records)
     mp_stream = msgpack.packb([{"Name": r.Name, "Bday": r.Bday, "Phone": r.Phone, "Sibs": r.Sibs, "GPA": r.GPA,
                                 "Friend": r.Friend} for r in records], datetime=True)
+    generated = generated_schema()
     decoders = {
-        "zebrapack decode_all": lambda: schema.decode_all(zp_stream),
+        "zebrapack decode_all (generated classes)": lambda: generated.decode_all(zp_stream),
+        "zebrapack decode_all (user dataclasses)": lambda: schema.decode_all(zp_stream),
         "msgspec list[Struct]": lambda: msgspec.msgpack.Decoder(list[_structs.A]).decode(struct_array),
         "msgspec list[dataclass]": lambda: msgspec.msgpack.Decoder(list[A]).decode(plain_array),
         "msgpack unpackb + A(**d)": lambda: [A(**d) for d in msgpack.unpackb(mp_stream, timestamp=3)],
