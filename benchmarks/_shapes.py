@@ -1,11 +1,13 @@
 """The benchmark shapes: one logical record per shape, built the same way for every library.
 
-Each shape has a slots dataclass with zids (zebrapack's class through
-``schema_from_dataclasses``, and also the class msgspec's dataclass mode and the
-msgpack-python path build), a ``msgspec.Struct`` twin in ``_structs``, and a seeded
-builder called once per family, so every library holds equal values. ``Compound``
-is the container-heavy record of tests/vectors/schemas/zp.z: zebrapack uses the
-classes generated from that schema (its Go integer widths included).
+Each shape has a slots dataclass with zids (the class msgspec's dataclass mode and
+the msgpack-python path build; its schema comes from ``schema_from_dataclasses``), a
+``msgspec.Struct`` twin in ``_structs``, and a seeded builder called once per family,
+so every library holds equal values. zebrapack decodes into and encodes from the
+classes generated when that schema is loaded as a ``.z`` file (``generated_schema``):
+they are what a user of ``zebrapack.load`` gets, and the counterpart of ``Struct``.
+``Compound`` is the container-heavy record of tests/vectors/schemas/zp.z: zebrapack
+uses the classes generated from that schema (its Go integer widths included).
 
 The Struct twins write the same keys as zebrapack (see ``_structs``).
 """
@@ -24,6 +26,7 @@ import msgpack
 import msgspec
 
 import zebrapack
+from zebrapack.schema.document import schema_document
 
 from . import _structs
 from ._structs import WIDE_FIELDS
@@ -91,7 +94,16 @@ DATACLASSES = (A, Tiny, Wide, Ints, Floats, As, Node, StrMap, Doc)
 
 
 def shapes_schema() -> zebrapack.Schema:
+    """The shapes' schema bound to the dataclasses above (classes given by the user)."""
     return zebrapack.schema_from_dataclasses(*DATACLASSES, package="bench")
+
+
+def generated_schema() -> zebrapack.Schema:
+    """The same schema loaded as a user loads a ``.z`` file: its classes generated, the
+    counterpart of msgspec's ``Struct`` (records holding no containers are not
+    GC-tracked, as ``Struct`` instances; user dataclasses stay tracked)."""
+    document = schema_document(shapes_schema().model)
+    return zebrapack.load(msgpack.packb(document, use_bin_type=True))
 
 
 # -- seeded values ------------------------------------------------------------------
@@ -157,7 +169,7 @@ class Shape:
     name: str
     description: str
     schema: zebrapack.Schema
-    zebrapack_value: Any          # an instance of the schema's class
+    zebrapack_value: Any          # an instance of the schema's (generated) class
     plain_value: Any              # the slots dataclass (msgspec dataclass mode, msgpack)
     struct_value: Any             # the msgspec.Struct twin
     build_plain: Callable[[Any], Any]   # msgpack path: unpackb's dict -> the dataclasses
@@ -216,9 +228,10 @@ def build_shapes(sizes: dict[str, int] | None = None) -> list[Shape]:
     """Every shape. ``sizes`` shrinks the collections (``n``: list/map length, ``depth``: the chain)."""
     sizes = {"n": 1000, "depth": 20, **(sizes or {})}
     n, depth = sizes["n"], sizes["depth"]
-    schema = shapes_schema()
+    schema = generated_schema()
     dc = SimpleNamespace(A=A, Tiny=Tiny, Wide=Wide, Ints=Ints, Floats=Floats, As=As, Node=Node,
                          StrMap=StrMap, Doc=Doc, SparseWide=Wide)
+    gen = SimpleNamespace(**{name: schema.types[cls.__name__] for name, cls in vars(dc).items()})
     st = SimpleNamespace(**{name: getattr(_structs, name) for name in vars(dc)})
     sparse_fields = ("F05", "F22")
 
@@ -247,7 +260,7 @@ def build_shapes(sizes: dict[str, int] | None = None) -> list[Shape]:
     ]
     shapes = []
     for name, description, make, build in makers:
-        zp_value, plain_value, struct_value = _by_family(make, dc, dc, st)
+        zp_value, plain_value, struct_value = _by_family(make, gen, dc, st)
         shapes.append(Shape(name, description, schema, zp_value, plain_value, struct_value, build))
     shapes.append(compound_shape())
     return shapes

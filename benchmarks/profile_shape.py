@@ -4,7 +4,7 @@
     perf report -i /tmp/zp.data --no-children --sort symbol
 
 SHAPE is a shape name of the benchmarks (``A``, ``tiny``, ``1000 int64``, ...), or
-``decode_all`` for the stream of A records (``--gc off`` to compare).
+``decode_all`` for the stream of A records (generated classes) (``--gc off`` to compare).
 ``--library msgspec`` runs msgspec.Struct's decoder or encoder on the same record instead. The core is
 built with ``-g``, so perf names its C functions (``__pyx_f_9zebrapack_5_core_*``).
 """
@@ -19,14 +19,14 @@ from typing import Any, Callable, Sequence
 
 import msgspec
 
-from ._shapes import SEED, A, a_values, build_shapes, shapes_schema
+from ._shapes import SEED, a_values, build_shapes, generated_schema
 
 
 def operation(shape_name: str, direction: str, library: str = "zebrapack") -> Callable[[], Any]:
     if shape_name == "decode_all" and library == "zebrapack":
-        schema = shapes_schema()
+        schema = generated_schema()
         rng = random.Random(SEED)
-        stream = b"".join(schema.encode(A(**a_values(rng))) for _ in range(10_000)) * 2
+        stream = b"".join(schema.encode(schema.types.A(**a_values(rng))) for _ in range(10_000)) * 2
         return lambda: schema.decode_all(stream)
     shapes = {shape.name: shape for shape in build_shapes()}
     if shape_name not in shapes:

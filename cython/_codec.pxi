@@ -32,6 +32,7 @@ cdef class Codec:
     cdef dict _by_name          # struct name -> StructPlan
     cdef dict _by_class         # class -> StructPlan
     cdef tuple _plans
+    cdef PyObject *_last_plan   # the plan _plan_of found last (borrowed from _plans), or NULL
     cdef readonly Py_ssize_t max_depth
     cdef readonly Py_ssize_t zero_allowance
 
@@ -174,9 +175,16 @@ cdef class Codec:
     # -- encoding -------------------------------------------------------------
 
     cdef StructPlan _plan_of(self, object obj):
+        # Records of one class usually come in a row: the last plan found is tried
+        # first. One pointer, read and written whole with the GIL held.
+        cdef PyObject *last = self._last_plan
+        if last != NULL and Py_TYPE(obj) == (<StructPlan>last).tp:
+            return <StructPlan>last
         plan = plan_of_instance(self._by_class, obj)
         if plan is None:
             raise _EncodeError(f"{type(obj).__name__} is not a struct type of this schema", "$", None)
+        if Py_TYPE(obj) == (<StructPlan>plan).tp:
+            self._last_plan = <PyObject *>plan
         return <StructPlan>plan
 
     cdef int _run_encode(self, Writer *w, StructPlan plan, object obj, bint structnames, str mode) except -1:
@@ -205,20 +213,30 @@ cdef class Codec:
         reader would reject.
         """
         cdef Writer w
+        cdef unsigned char small[SMALL_RECORD]
         cdef StructPlan plan = self._plan_of(obj)
+        cdef Py_ssize_t hint = struct_size_hint(plan)
         w.out_array = NULL
         w.has_view = False
         w.pos = 0
-        w.cap = struct_size_hint(plan)
         w.out_bytes = NULL
         trail_init(&w.trail, self.max_depth)
-        out = PyBytes_FromStringAndSize(NULL, w.cap)
-        Py_INCREF(out)
-        w.out_bytes = <PyObject *>out
-        del out
-        try:
+        if hint <= SMALL_RECORD:
+            # a small record is written on the C stack and copied once into its bytes:
+            # no allocation sized by guess, no resize (writer_grow moves it to the heap)
+            w.data = small
+            w.cap = SMALL_RECORD
+        else:
+            w.cap = hint
+            out = PyBytes_FromStringAndSize(NULL, w.cap)
+            Py_INCREF(out)
+            w.out_bytes = <PyObject *>out
+            del out
             w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
+        try:
             self._run_encode(&w, plan, obj, structnames, mode)
+            if w.out_bytes == NULL:
+                return PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
             _PyBytes_Resize(&w.out_bytes, w.pos)
             result = <object>w.out_bytes
         finally:

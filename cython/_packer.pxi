@@ -6,7 +6,8 @@ cdef struct Writer:
     unsigned char *data
     Py_ssize_t pos
     Py_ssize_t cap
-    PyObject *out_bytes         # owned bytes object being filled (encode)
+    PyObject *out_bytes         # owned bytes object being filled (encode), or NULL while
+                                # encode fills its stack buffer
     PyObject *out_array         # borrowed bytearray target (encode_into)
     Py_buffer view              # export held on out_array so that nothing else resizes it
     bint has_view
@@ -35,11 +36,23 @@ cdef inline int writer_enter(Writer *w) except -1:
 
 # -- the buffer ---------------------------------------------------------------
 
+cdef enum:
+    SMALL_RECORD = 512      # encode writes records up to this size on the C stack first
+
+
 cdef int writer_grow(Writer *w, Py_ssize_t n) except -1:
     cdef Py_ssize_t cap = w.cap * 2
     if cap < w.pos + n:
         cap = w.pos + n
-    if w.out_array == NULL:
+    if w.out_array == NULL and w.out_bytes == NULL:
+        # encode's stack buffer is full: continue in a bytes object
+        out = PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
+        Py_INCREF(out)
+        w.out_bytes = <PyObject *>out
+        del out
+        _PyBytes_Resize(&w.out_bytes, cap)
+        w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
+    elif w.out_array == NULL:
         _PyBytes_Resize(&w.out_bytes, cap)
         w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
     else:
@@ -80,55 +93,60 @@ cdef inline int put_bytes_object(Writer *w, bytes data) except -1:
     return put_raw(w, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
 
-cdef int put_signed(Writer *w, int64_t v) except -1:
-    """The smallest signed form: fixints, then int8..int64; never the uint family."""
-    ensure(w, 9)
-    cdef unsigned char *p = w.data + w.pos
+cdef inline Py_ssize_t store_signed(unsigned char *p, int64_t v) noexcept:
+    """The smallest signed form at p (9 bytes of room): fixints, then int8..int64; never
+    the uint family. Returns its size."""
     if -32 <= v <= 127:
         p[0] = <unsigned char>(<int8_t>v)
-        w.pos += 1
-    elif -128 <= v <= 127:
+        return 1
+    if -128 <= v <= 127:
         p[0] = 0xd0
         p[1] = <unsigned char>(<int8_t>v)
-        w.pos += 2
-    elif -32768 <= v <= 32767:
+        return 2
+    if -32768 <= v <= 32767:
         p[0] = 0xd1
         zp_store_u16(p + 1, <uint16_t>(<int16_t>v))
-        w.pos += 3
-    elif -2147483648 <= v <= 2147483647:
+        return 3
+    if -2147483648 <= v <= 2147483647:
         p[0] = 0xd2
         zp_store_u32(p + 1, <uint32_t>(<int32_t>v))
-        w.pos += 5
-    else:
-        p[0] = 0xd3
-        zp_store_u64(p + 1, <uint64_t>v)
-        w.pos += 9
+        return 5
+    p[0] = 0xd3
+    zp_store_u64(p + 1, <uint64_t>v)
+    return 9
+
+
+cdef inline Py_ssize_t store_unsigned(unsigned char *p, uint64_t v) noexcept:
+    """The smallest unsigned form at p (9 bytes of room): positive fixint, then uint8..uint64."""
+    if v <= 127:
+        p[0] = <unsigned char>v
+        return 1
+    if v <= 0xff:
+        p[0] = 0xcc
+        p[1] = <unsigned char>v
+        return 2
+    if v <= 0xffff:
+        p[0] = 0xcd
+        zp_store_u16(p + 1, <uint16_t>v)
+        return 3
+    if v <= 0xffffffff:
+        p[0] = 0xce
+        zp_store_u32(p + 1, <uint32_t>v)
+        return 5
+    p[0] = 0xcf
+    zp_store_u64(p + 1, v)
+    return 9
+
+
+cdef int put_signed(Writer *w, int64_t v) except -1:
+    ensure(w, 9)
+    w.pos += store_signed(w.data + w.pos, v)
     return 0
 
 
 cdef int put_unsigned(Writer *w, uint64_t v) except -1:
-    """The smallest unsigned form: positive fixint, then uint8..uint64."""
     ensure(w, 9)
-    cdef unsigned char *p = w.data + w.pos
-    if v <= 127:
-        p[0] = <unsigned char>v
-        w.pos += 1
-    elif v <= 0xff:
-        p[0] = 0xcc
-        p[1] = <unsigned char>v
-        w.pos += 2
-    elif v <= 0xffff:
-        p[0] = 0xcd
-        zp_store_u16(p + 1, <uint16_t>v)
-        w.pos += 3
-    elif v <= 0xffffffff:
-        p[0] = 0xce
-        zp_store_u32(p + 1, <uint32_t>v)
-        w.pos += 5
-    else:
-        p[0] = 0xcf
-        zp_store_u64(p + 1, v)
-        w.pos += 9
+    w.pos += store_unsigned(w.data + w.pos, v)
     return 0
 
 
@@ -501,6 +519,12 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
         if kind != K_STRING or not PyUnicode_IS_COMPACT_ASCII(<object>item):
             return 0
         n = PyUnicode_GET_LENGTH(<object>item)
+        if n <= 31:                         # fixstr: header and text in one capacity check
+            ensure(w, 1 + n)
+            w.data[w.pos] = 0xa0 | <unsigned char>n
+            memcpy(w.data + w.pos + 1, PyUnicode_DATA(<object>item), n)
+            w.pos += 1 + n
+            return 1
         put_str_header(w, n)
         put_raw(w, PyUnicode_DATA(<object>item), n)
         return 1
@@ -512,9 +536,61 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
     return 0
 
 
+cdef enum:
+    NUMBER_BLOCK = 1024     # items per capacity check of write_number_run
+
+
+cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_t n) except -1:
+    """The leading items of a list of integers or float64s that are exact ints in range
+    (exact floats): written with one capacity check per block of items, and no dispatch
+    or reference counting (no Python code runs, so the list cannot change). Returns
+    the index of the first item left to the general loop (n when all were written)."""
+    cdef Py_ssize_t i = 0, block_end
+    cdef PyObject *item
+    cdef long long sv
+    cdef int overflow = 0
+    cdef unsigned char *p
+    cdef int kind = elem.kind
+    cdef bint floats = kind == K_F64
+    if not floats and (kind < K_UINT or kind > K_INT64):
+        return 0
+    while i < n:
+        block_end = min(n, i + NUMBER_BLOCK)
+        ensure(w, 9 * (block_end - i))
+        p = w.data + w.pos
+        while i < block_end:
+            item = PyList_GET_ITEM(items, i)
+            if floats:
+                if Py_TYPE(<object>item) != &PyFloat_Type:
+                    break
+                p[0] = 0xcb
+                zp_store_u64(p + 1, zp_double_bits(PyFloat_AS_DOUBLE(<object>item)))
+                p += 9
+            else:
+                if Py_TYPE(<object>item) != &PyLong_Type:
+                    break
+                if not zp_small_long(<object>item, &sv):
+                    sv = PyLong_AsLongLongAndOverflow(<object>item, &overflow)
+                    if overflow != 0:
+                        break
+                if elem.is_signed:
+                    if sv < elem.imin or sv > elem.imax:
+                        break
+                    p += store_signed(p, sv)
+                else:
+                    if sv < 0 or <uint64_t>sv > elem.umax:
+                        break
+                    p += store_unsigned(p, <uint64_t>sv)
+            i += 1
+        w.pos = p - w.data
+        if i < block_end:
+            break
+    return i
+
+
 cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -1:
     """A slice or fixed array from a list or tuple."""
-    cdef Py_ssize_t n, i
+    cdef Py_ssize_t n, i, start
     cdef PyObject *item
     cdef TypePlan elem = t.elem
     cdef bint is_list = PyList_Check(value)
@@ -529,7 +605,8 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         return 0
     put_array_header(w, n)
     writer_enter(w)
-    for i in range(n):
+    start = write_number_run(w, elem, value, n) if is_list else 0
+    for i in range(start, n):
         trail_index(&w.trail, i)
         if is_list:
             if PyList_GET_SIZE(value) != n:
@@ -556,14 +633,19 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
         return 0
     put_map_header(w, n)
     writer_enter(w)
+    trail_key_reading(&w.trail)
     while PyDict_Next(value, &position, &key_ref, &value_ref):
-        trail_key_reading(&w.trail)
-        trail_key(&w.trail, <object>key_ref)
+        # The key goes into the trail only for the entries write_value writes: the
+        # exact-scalar path raises nothing but running out of memory.
         if not write_exact_scalar(w, key_plan, key_ref):
+            trail_key(&w.trail, <object>key_ref)
             write_value(w, key_plan, <object>key_ref, False)
+            trail_key_reading(&w.trail)
         if not write_exact_scalar(w, elem, value_ref):
+            trail_key(&w.trail, <object>key_ref)
             held = <object>value_ref    # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
+            trail_key_reading(&w.trail)
         written += 1
     trail_map_done(&w.trail)
     if written != n or PyDict_Size(value) != n:
@@ -575,41 +657,42 @@ cdef Py_ssize_t map_header_size(Py_ssize_t n) noexcept:
     return 1 if n <= 15 else 3 if n <= 0xffff else 5
 
 
-cdef inline bint is_plain_zero(FieldPlan fp, int kind, object value) noexcept:
+cdef inline bint is_plain_zero(FieldC *fc, PyObject *value) noexcept:
     """Whether value is, with its exact built-in type, the zero of the field's type: an
     omitted field is then skipped before its key is written. Anything else (wrong
     types, subclasses) goes through write_value, which decides and raises."""
-    cdef PyTypeObject *tp = Py_TYPE(value)
+    cdef PyTypeObject *tp = Py_TYPE(<object>value)
+    cdef int kind = fc.kind
     cdef double d
-    if fp.time_field or kind == K_POINTER or kind == K_IFACE:
-        return value is None
+    if fc.time_field or kind == K_POINTER or kind == K_IFACE:
+        return <object>value is None
     if kind == K_STRING:
-        return tp == &PyUnicode_Type and PyUnicode_GET_LENGTH(value) == 0
+        return tp == &PyUnicode_Type and PyUnicode_GET_LENGTH(<object>value) == 0
     if kind >= K_UINT and kind <= K_INT64:
-        return tp == &PyLong_Type and zp_long_is_zero(value)
+        return tp == &PyLong_Type and zp_long_is_zero(<object>value)
     if kind == K_F64 or kind == K_F32:
         if tp != &PyFloat_Type:
             return False
-        d = PyFloat_AS_DOUBLE(value)
+        d = PyFloat_AS_DOUBLE(<object>value)
         return d == 0.0 and not signbit(d)
     if kind == K_BOOL:
-        return value is False
+        return <object>value is False
     if kind == K_SLICE:
-        return tp == &PyList_Type and PyList_GET_SIZE(value) == 0
+        return tp == &PyList_Type and PyList_GET_SIZE(<object>value) == 0
     if kind == K_MAP:
-        return tp == &PyDict_Type and PyDict_Size(value) == 0
+        return tp == &PyDict_Type and PyDict_Size(<object>value) == 0
     if kind == K_BYTES:
-        return PyBytes_CheckExact(value) and PyBytes_GET_SIZE(value) == 0
+        return PyBytes_CheckExact(<object>value) and PyBytes_GET_SIZE(<object>value) == 0
     return False
 
 
 cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
     """Fields in zid order (declaration order in msgp mode) under a map header
     sized for the fields actually written, as the reference writes it."""
-    cdef tuple fields = sp.msgp_fields if w.msgp else sp.fields
-    cdef Py_ssize_t count = 0, key_pos, header_pos, header_size, body, small
+    cdef FieldC *fields = sp.cmsgp_fields if w.msgp else sp.cfields
+    cdef FieldC *fc
+    cdef Py_ssize_t count = 0, key_pos, header_pos, header_size, body, small, j
     cdef Py_ssize_t next_unknown = 0, unknown_count = 0
-    cdef FieldPlan fp
     cdef PyObject *slot
     cdef bint direct = sp.slots_readable and Py_TYPE(obj) == sp.tp
     cdef bint omit
@@ -618,47 +701,55 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
     if sp.preserve:
         unknown = unknown_entries(w, sp, obj)
         unknown_count = len(unknown)
-    header_size = map_header_size(len(fields) + with_name + unknown_count)
+    header_size = map_header_size(sp.field_count + with_name + unknown_count)
     ensure(w, header_size)
     header_pos = w.pos
     w.pos += header_size
     if with_name:
-        put_bytes_object(w, sp.name_entry)
+        put_raw(w, sp.name_entry_c, sp.name_entry_len)
         count += 1
     writer_enter(w)
-    for item in fields:
-        fp = <FieldPlan>item
+    for j in range(sp.field_count):
+        fc = &fields[j]
         if unknown_count and not w.msgp:    # unknown zids go back in zid order
-            while next_unknown < unknown_count and _entry_before(unknown[next_unknown], fp.zid):
+            while next_unknown < unknown_count and _entry_before(unknown[next_unknown], fc.zid):
                 count += put_unknown_entry(w, unknown[next_unknown])
                 next_unknown += 1
-        trail_field(&w.trail, fp)
+        trail_field(&w.trail, fc.plan)
         if direct:
-            slot = zp_slot_get(obj, fp.offset)
+            slot = zp_slot_get(obj, fc.offset)
             if slot == NULL:
-                writer_fail(w, f"field {fp.name} is not set")
-            value = <object>slot
+                writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
         else:
-            value = getattr(obj, fp.attr)
-        omit = fp.omitempty or not w.msgp
-        if omit and is_plain_zero(fp, fp.type.kind, value):
+            value = getattr(obj, (<FieldPlan>fc.plan).attr)
+            slot = <PyObject *>value
+        # slot is borrowed from obj (or held by value) until Python code may run
+        if (fc.omitempty or not w.msgp) and is_plain_zero(fc, slot):
             continue
+        omit = fc.omitempty or not w.msgp
         key_pos = w.pos
-        put_bytes_object(w, fp.tag_key if w.msgp else fp.zid_key)
-        if fp.time_field:
-            written = write_time(w, fp.type, value, omit, True)
-        elif write_exact_scalar(w, fp.type, <PyObject *>value):
-            written = 1                     # zeros to omit were skipped above
-        elif fp.type.kind == K_POINTER and value is not None:
-            # a non-nil *T is written as T without the pointer's own C frame
-            # (pointer fields are how structs recurse deeply)
-            written = write_value(w, fp.type.elem, value, False)
+        if w.msgp:
+            put_raw(w, fc.tag_key, fc.tag_key_len)
+        elif fc.zid_key_len == 1:           # a fixint zid: no memcpy call
+            put_byte(w, <unsigned char>fc.zid_key[0])
         else:
-            written = write_value(w, fp.type, value, omit)
+            put_raw(w, fc.zid_key, fc.zid_key_len)
+        if not fc.time_field and write_exact_scalar(w, <TypePlan>fc.type, slot):
+            written = 1                     # zeros to omit were skipped above
+        else:
+            held = <object>slot             # a strong reference: what follows may run Python code
+            if fc.time_field:
+                written = write_time(w, <TypePlan>fc.type, held, omit, True)
+            elif fc.elem != NULL and held is not None:
+                # a non-nil *T is written as T without the pointer's own C frame
+                # (pointer fields are how structs recurse deeply)
+                written = write_value(w, <TypePlan>fc.elem, held, False)
+            else:
+                written = write_value(w, <TypePlan>fc.type, held, omit)
         if written:
             count += 1
-            if fp.deprecated:               # the warnings registry gives it once per call site
-                warn_deprecated(sp, fp)
+            if fc.deprecated:               # the warnings registry gives it once per call site
+                warn_deprecated(sp, <FieldPlan>fc.plan)
         else:
             w.pos = key_pos
     while next_unknown < unknown_count:
@@ -861,6 +952,7 @@ cdef int write_any(Writer *w, object value) except -1:
     cdef PyObject *value_ref
     cdef Py_ssize_t length
     cdef const char *text
+    cdef bint key_done
     # The exact types of JSON-like documents first: each failing subtype or
     # isinstance test of the chain below walks the MRO.
     cdef PyTypeObject *tp = Py_TYPE(value)
@@ -926,17 +1018,24 @@ cdef int write_any(Writer *w, object value) except -1:
         n = PyDict_Size(value)
         put_map_header(w, n)
         writer_enter(w)
+        trail_key_reading(&w.trail)
         while PyDict_Next(value, &position, &key_ref, &value_ref):
+            written += 1
+            # An ASCII str key and an atomic value need no trail entry (nothing can
+            # fail there but memory): written directly; the rest as before.
+            key_done = _write_any_atom(w, key_ref, True)
+            if key_done and _write_any_atom(w, value_ref, False):
+                continue
             key = <object>key_ref
             item = <object>value_ref
-            trail_key_reading(&w.trail)
             trail_key(&w.trail, key)
-            if not (PyUnicode_Check(key) or PyBytes_Check(key)):
-                writer_fail(w, f"a map inside interface{{}} is a map[string]interface{{}} to Go: its keys "
-                               f"must be str (or bytes), not {type(key).__name__} {_short_repr(key)}")
-            write_any(w, key)
+            if not key_done:
+                if not (PyUnicode_Check(key) or PyBytes_Check(key)):
+                    writer_fail(w, f"a map inside interface{{}} is a map[string]interface{{}} to Go: its keys "
+                                   f"must be str (or bytes), not {type(key).__name__} {_short_repr(key)}")
+                write_any(w, key)
             write_any(w, item)
-            written += 1
+            trail_key_reading(&w.trail)
         trail_map_done(&w.trail)
         if written != n or PyDict_Size(value) != n:
             writer_fail(w, "dict changed size while it was encoded")
@@ -945,6 +1044,39 @@ cdef int write_any(Writer *w, object value) except -1:
     if plan is not None:
         return write_struct(w, <StructPlan>plan, value, not w.msgp)
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
+
+
+cdef int write_any_atom(Writer *w, PyObject *item, bint key) except -1:
+    """An interface{} map's key (key: an exact ASCII str only) or value (also an exact
+    float, small int, bool or None), written as write_any writes it; 0 when it is
+    anything else (write_any decides). Called through a pointer: kept out of
+    write_any's frame, which each nesting level of interface{} values repeats."""
+    cdef PyTypeObject *tp = Py_TYPE(<object>item)
+    cdef Py_ssize_t n
+    cdef long long sv
+    if tp == &PyUnicode_Type:
+        if not PyUnicode_IS_COMPACT_ASCII(<object>item):
+            return 0
+        n = PyUnicode_GET_LENGTH(<object>item)
+        put_str_header(w, n)
+        put_raw(w, PyUnicode_DATA(<object>item), n)
+        return 1
+    if key:
+        return 0
+    if tp == &PyFloat_Type:
+        return put_f64(w, PyFloat_AS_DOUBLE(<object>item)) + 1
+    if tp == &PyLong_Type:
+        if not zp_small_long(<object>item, &sv):
+            return 0
+        return put_signed(w, sv) + 1
+    if tp == &PyBool_Type:
+        return put_byte(w, 0xc3 if <object>item is True else 0xc2) + 1
+    if <object>item is None:
+        return put_byte(w, 0xc0) + 1
+    return 0
+
+cdef int (*_write_any_atom)(Writer *, PyObject *, bint) except -1
+_write_any_atom = write_any_atom
 
 
 cdef TypePlan _standalone_plan(int kind, str go):

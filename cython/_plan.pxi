@@ -3,6 +3,10 @@
 # The decoder and encoder only read them, apart from one hint per struct
 # (StructPlan.size_hint), read and written with relaxed atomics.
 
+cdef extern from "zp_object.h":
+    int zp_slot_store(object obj, Py_ssize_t offset, object value) noexcept
+
+
 cdef enum:
     # Plan kinds; 1-21 are the schema's primitive Zkinds.
     K_BYTES = 1
@@ -77,6 +81,27 @@ cdef class FieldPlan:
     cdef Py_ssize_t zero_cost       # of its zero value when absent (time fields: None, 0)
 
 
+cdef struct FieldC:
+    # A field as the decoder's and encoder's loops read it: plain C, no reference
+    # counting. The pointers are borrowed from the FieldPlan, which the StructPlan's
+    # `fields` tuple keeps alive as long as this array.
+    PyObject *plan                  # the FieldPlan (error paths, slow paths)
+    PyObject *type                  # its TypePlan
+    PyObject *elem                  # pointer fields: the element's TypePlan (a non-nil *T is read as T); else NULL
+    Py_ssize_t zid
+    Py_ssize_t offset               # member slot offset, or -1
+    int kind                        # the TypePlan's kind
+    bint time_field
+    bint omitempty
+    bint deprecated
+    const char *zid_key             # FieldPlan.zid_key's bytes
+    Py_ssize_t zid_key_len
+    const char *tag_key             # FieldPlan.tag_key's bytes (msgp mode)
+    Py_ssize_t tag_key_len
+    const char *tag                 # FieldPlan.tag's bytes (msgp mode keys read)
+    Py_ssize_t tag_len
+
+
 @cython.final
 cdef class StructPlan:
     """A struct: its fields by zid and how its instances are built and read."""
@@ -100,10 +125,20 @@ cdef class StructPlan:
     cdef Py_ssize_t size_hint       # the last record's size, with a margin: the next buffer's capacity
     cdef bint preserve              # keep unknown entries (preserve_unknown)
     cdef Py_ssize_t unknown_offset  # slot of zebrapack_unknown, or -1: read by name
+    # The same fields flattened for the codec's loops (FieldC above):
+    cdef Py_ssize_t field_count
+    cdef FieldC *cfields            # in zid order (as `fields`)
+    cdef FieldC *cmsgp_fields       # in declaration order (as `msgp_fields`)
+    cdef int32_t *zid_index         # per zid below zid_limit: its index in cfields, or -1
+    cdef const char *name_entry_c   # name_entry's bytes
+    cdef Py_ssize_t name_entry_len
 
     def __dealloc__(self):
         PyMem_Free(self.by_zid)
         PyMem_Free(self.sparse_zids)
+        PyMem_Free(self.cfields)
+        PyMem_Free(self.cmsgp_fields)
+        PyMem_Free(self.zid_index)
 
     def __repr__(self):
         return f"<StructPlan {self.name} ({len(self.fields)} fields)>"
@@ -238,6 +273,8 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     plan.name = struct_def.name
     plan.name_utf8 = plan.name.encode("utf-8")
     plan.name_entry = b"\xff" + _msgpack_str(plan.name)
+    plan.name_entry_c = PyBytes_AS_STRING(plan.name_entry)
+    plan.name_entry_len = PyBytes_GET_SIZE(plan.name_entry)
     plan.cls = cls
     plan.tp = <PyTypeObject *>cls
     plan.size_hint = MIN_SIZE_HINT
@@ -250,6 +287,28 @@ cdef str UNKNOWN_ATTR = "zebrapack_unknown"
 
 #: A struct's zid table covers zids below this many per field (plus 16).
 cdef Py_ssize_t DENSE_ZIDS_PER_FIELD = 4
+
+
+cdef inline FieldC *field_c_by_zid(StructPlan sp, int64_t zid) noexcept:
+    """The flattened field of zid, or NULL (unknown, Skip)."""
+    cdef Py_ssize_t low, high, middle
+    cdef int32_t index
+    if 0 <= zid < sp.zid_limit:
+        index = sp.zid_index[zid]
+        return &sp.cfields[index] if index >= 0 else NULL
+    if sp.sparse_count == 0 or zid < 0:
+        return NULL
+    low, high = 0, sp.sparse_count
+    while low < high:
+        middle = (low + high) >> 1
+        if sp.sparse_zids[middle] < zid:
+            low = middle + 1
+        else:
+            high = middle
+    if low < sp.sparse_count and sp.sparse_zids[low] == zid:
+        # the sparse fields are the last ones in zid order
+        return &sp.cfields[sp.field_count - sp.sparse_count + low]
+    return NULL
 
 
 cdef inline FieldPlan field_by_zid(StructPlan sp, int64_t zid):
@@ -311,6 +370,7 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     for fp in plan.fields:
         if fp.zid < limit:
             plan.by_zid[fp.zid] = <PyObject *>fp
+    flatten_fields(plan)
     plan.slots_readable = True
     for fp in plan.fields:
         if fp.offset < 0:
@@ -322,6 +382,42 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     # __dict__ could store a container unseen.
     plan.untrackable = (plan.build == BUILD_SLOTS and plan.post_init is None and sp_is_record(plan.cls)
                         and plan.unknown_offset < 0)
+
+
+cdef fill_field_c(FieldC *fc, FieldPlan fp):
+    fc.plan = <PyObject *>fp
+    fc.type = <PyObject *>fp.type
+    fc.elem = <PyObject *>fp.type.elem if fp.type.kind == K_POINTER else NULL
+    fc.zid = fp.zid
+    fc.offset = fp.offset
+    fc.kind = fp.type.kind
+    fc.time_field = fp.time_field
+    fc.omitempty = fp.omitempty
+    fc.deprecated = fp.deprecated
+    fc.zid_key = PyBytes_AS_STRING(fp.zid_key)
+    fc.zid_key_len = PyBytes_GET_SIZE(fp.zid_key)
+    fc.tag_key = PyBytes_AS_STRING(fp.tag_key)
+    fc.tag_key_len = PyBytes_GET_SIZE(fp.tag_key)
+    fc.tag = PyBytes_AS_STRING(fp.tag)
+    fc.tag_len = PyBytes_GET_SIZE(fp.tag)
+
+
+cdef flatten_fields(StructPlan plan):
+    """The C arrays beside `fields` / `msgp_fields` / `by_zid` (FieldC)."""
+    cdef Py_ssize_t i, count = len(plan.fields)
+    plan.field_count = count
+    plan.cfields = <FieldC *>PyMem_Malloc(max(count, 1) * sizeof(FieldC))
+    plan.cmsgp_fields = <FieldC *>PyMem_Malloc(max(count, 1) * sizeof(FieldC))
+    plan.zid_index = <int32_t *>PyMem_Malloc(max(plan.zid_limit, 1) * sizeof(int32_t))
+    if plan.cfields == NULL or plan.cmsgp_fields == NULL or plan.zid_index == NULL:
+        raise MemoryError()
+    for i in range(plan.zid_limit):
+        plan.zid_index[i] = -1
+    for i in range(count):
+        fill_field_c(&plan.cfields[i], <FieldPlan>plan.fields[i])
+        fill_field_c(&plan.cmsgp_fields[i], <FieldPlan>plan.msgp_fields[i])
+        if plan.cfields[i].zid < plan.zid_limit:
+            plan.zid_index[plan.cfields[i].zid] = <int32_t>i
 
 
 cdef bint sp_is_record(object cls):

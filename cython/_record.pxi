@@ -1,5 +1,5 @@
 # The base of the generated record classes, and the decoder's untracking of
-# records that hold no containers.
+# records that hold no containers (done in _unpacker.pxi's finish_slots_struct).
 #
 # A decoded record whose every field value is an object the garbage collector
 # does not know (str, bytes, int, float, bool, None, complex, datetime, the Go
@@ -37,17 +37,6 @@ cdef class RecordBase:
         if not PyObject_GC_IsTracked(self) and PyObject_IS_GC(self) and may_join_cycle(value):
             PyObject_GC_Track(<PyObject *>self)
         PyObject_GenericSetAttr(self, name, <PyObject *>value)
-
-
-cdef inline void untrack_if_atomic(object obj, StructPlan sp) noexcept:
-    """Untrack a freshly built record of an untrackable plan when no field holds a
-    value the collector knows."""
-    cdef PyObject *slot
-    for item in sp.fields:
-        slot = zp_slot_get(obj, (<FieldPlan>item).offset)
-        if slot != NULL and PyObject_IS_GC(<object>slot):
-            return
-    PyObject_GC_UnTrack(<PyObject *>obj)
 
 
 cdef extern from *:

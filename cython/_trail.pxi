@@ -89,9 +89,10 @@ cdef inline void trail_leave(Trail *t) noexcept:
     t.depth -= 1
 
 
-cdef inline void trail_field(Trail *t, FieldPlan fp) noexcept:
+cdef inline void trail_field(Trail *t, PyObject *fp) noexcept:
+    """At the field whose FieldPlan is fp (borrowed: the codec owns it)."""
     t.entries[t.depth].kind = P_FIELD
-    t.entries[t.depth].ref = <PyObject *>fp
+    t.entries[t.depth].ref = fp
 
 
 cdef inline void trail_index(Trail *t, Py_ssize_t index) noexcept:

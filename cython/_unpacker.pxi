@@ -407,6 +407,24 @@ cdef object read_fixstr_key(Reader *r):
     return key
 
 
+cdef extern from "zp_wire.h":
+    int zp_is_ascii(const unsigned char *p, Py_ssize_t n) noexcept nogil
+
+#: Up to this length an ASCII str is checked, then copied (two passes); longer ones
+#: go to the UTF-8 decoder (one pass, with its own ASCII fast path).
+cdef Py_ssize_t ASCII_DIRECT_MAX = 256
+
+
+cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
+    """A str from UTF-8 bytes: short ASCII copied straight into a new compact str, the
+    rest decoded (and checked) by Python's UTF-8 decoder."""
+    if n <= ASCII_DIRECT_MAX and zp_is_ascii(p, n):
+        value = PyUnicode_New(n, 127)
+        memcpy(PyUnicode_DATA(value), p, n)
+        return value
+    return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+
+
 cdef object read_str(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t header = 0
     cdef Py_ssize_t n = str_length(r, b, &header)
@@ -414,7 +432,7 @@ cdef object read_str(Reader *r, TypePlan t, unsigned char b):
         n = -1 if r.strict else bin_length(r, b, &header)
         if n < 0:
             reader_type_error(r, t.go, b)
-    value = PyUnicode_DecodeUTF8(<const char *>r.buf + r.pos + header, n, NULL)
+    value = make_str(r.buf + r.pos + header, n)
     r.pos += header + n
     return value
 
@@ -486,6 +504,7 @@ cdef object read_time(Reader *r, bint field_level):
     return make_time(seconds, nanos, field_level)
 
 
+@cython.cdivision(True)    # C division: second_of_day and nanos are never negative here
 cdef object make_time(int64_t seconds, int64_t nanos, bint field_level):
     """A datetime (a Timestamp below the microsecond), or a GoTime outside the years 1-9999."""
     cdef int year, month, day
@@ -580,26 +599,29 @@ cdef int check_struct_name(Reader *r, StructPlan sp) except -1:
     return 0
 
 
-cdef FieldPlan field_by_tag(StructPlan sp, const unsigned char *text, Py_ssize_t n, Py_ssize_t hint):
-    """The field whose FieldTagName is text (msgp mode keys); None when unknown."""
-    cdef FieldPlan fp
-    cdef Py_ssize_t i, count = len(sp.msgp_fields)
+cdef FieldC *field_by_tag(StructPlan sp, const unsigned char *text, Py_ssize_t n, Py_ssize_t hint) noexcept:
+    """The field whose FieldTagName is text (msgp mode keys); NULL when unknown."""
+    cdef FieldC *fc
+    cdef Py_ssize_t i, count = sp.field_count
     for i in range(count):
-        fp = <FieldPlan>PyTuple_GET_ITEM(sp.msgp_fields, (hint + i) % count)
-        if len(fp.tag) == n and memcmp(<const char *>fp.tag, text, n) == 0:
-            return fp
-    return None
+        fc = &sp.cmsgp_fields[(hint + i) % count]
+        if fc.tag_len == n and memcmp(fc.tag, text, n) == 0:
+            return fc
+    return NULL
 
 
 cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     cdef Py_ssize_t n = map_count(r, b)
     cdef Py_ssize_t i, header = 0, klen, value_start
+    cdef Py_ssize_t filled = 0              # slots set for the first time
     cdef int64_t zid = 0
     cdef uint64_t uzid = 0
+    cdef int32_t index
     cdef int family
-    cdef FieldPlan fp
+    cdef FieldC *fc
     cdef unsigned char k
     cdef bint slots = sp.build == BUILD_SLOTS
+    cdef bint holds_gc = False              # a value the collector knows was stored
     cdef const unsigned char *tag
     cdef dict unknown = None
     cdef bint wide
@@ -614,26 +636,32 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         if r.pos >= r.end:                  # earlier entries took more than their two bytes
             reader_truncated(r, r.pos, 2 * (n - i))
         k = r.buf[r.pos]
-        fp = None
+        fc = NULL
         tag = NULL
         wide = False
         if k <= 0x7f:                       # the common case: a fixint zid
             r.pos += 1
             if k < sp.zid_limit:
-                if sp.by_zid[k] != NULL:
-                    fp = <FieldPlan>sp.by_zid[k]
+                index = sp.zid_index[k]
+                if index >= 0:
+                    fc = &sp.cfields[index]
             elif sp.sparse_count:
-                fp = field_by_zid(sp, k)
+                fc = field_c_by_zid(sp, k)
             zid = k
         elif k == 0xff:
-            r.pos += 1
-            check_struct_name(r, sp)
+            # the -1 entry: most often exactly this struct's name entry
+            if sp.name_entry_len <= r.end - r.pos and \
+                    memcmp(r.buf + r.pos, sp.name_entry_c, sp.name_entry_len) == 0:
+                r.pos += sp.name_entry_len
+            else:
+                r.pos += 1
+                check_struct_name(r, sp)
             continue
         else:
             klen = str_length(r, k, &header)
             if klen >= 0:                   # msgp mode: the key is the FieldTagName
                 tag = r.buf + r.pos + header
-                fp = field_by_tag(sp, tag, klen, i)
+                fc = field_by_tag(sp, tag, klen, i)
                 r.pos += header + klen
             else:
                 family = read_wire_int(r, k, &zid, &uzid)
@@ -645,8 +673,8 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
                 if zid == -1:
                     check_struct_name(r, sp)
                     continue
-                fp = field_by_zid(sp, zid)
-        if fp is None:                      # unknown zid (newer schema), Skip field or tag
+                fc = field_c_by_zid(sp, zid)
+        if fc == NULL:                      # unknown zid (newer schema), Skip field or tag
             trail_zid(&r.trail, zid)
             value_start = r.pos
             skip_value(r)
@@ -659,39 +687,54 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
                     key = PyLong_FromUnsignedLongLong(uzid) if wide else zid
                 unknown[key] = PyBytes_FromStringAndSize(<const char *>r.buf + value_start, r.pos - value_start)
             continue
-        trail_field(&r.trail, fp)
-        if fp.time_field:
+        trail_field(&r.trail, fc.plan)
+        if fc.time_field:
             value = read_time(r, True)
-        elif fp.type.kind == K_POINTER and r.pos < r.end and r.buf[r.pos] != 0xc0:
+        elif fc.elem != NULL and r.pos < r.end and r.buf[r.pos] != 0xc0:
             # a non-nil *T is read as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)
-            value = read_value(r, fp.type.elem)
+            value = read_value(r, <TypePlan>fc.elem)
         else:
-            value = read_value(r, fp.type)
+            value = read_value(r, <TypePlan>fc.type)
         if slots:
-            zp_slot_set(obj, fp.offset, value)
+            filled += zp_slot_store(obj, fc.offset, value)
+            holds_gc = holds_gc or PyObject_IS_GC(value)
         else:
-            obj[fp.attr] = value
+            obj[(<FieldPlan>fc.plan).attr] = value
     trail_leave(&r.trail)
+    if slots:
+        return finish_slots_struct(r, sp, obj, unknown, filled == sp.field_count, holds_gc)
     return finish_struct(r, sp, obj, unknown)
 
 
-cdef object finish_struct(Reader *r, StructPlan sp, object partial, dict unknown):
-    """Give absent fields their zero value; build the instance; attach unknown entries."""
+cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict unknown, bint complete,
+                                bint holds_gc):
+    """A BUILD_SLOTS instance: absent fields get their zero value (none when every field
+    was read), unknown entries are attached, and a record that holds no value the
+    collector knows leaves its lists (_record.pxi)."""
+    cdef FieldC *fc
+    cdef Py_ssize_t i
+    if not complete:
+        for i in range(sp.field_count):
+            fc = &sp.cfields[i]
+            if zp_slot_get(partial, fc.offset) == NULL:
+                if (<FieldPlan>fc.plan).zero_cost:
+                    claim_zero(r, (<FieldPlan>fc.plan).zero_cost)
+                zero = None if fc.time_field else make_zero(<TypePlan>fc.type)
+                zp_slot_set(partial, fc.offset, zero)
+                holds_gc = holds_gc or PyObject_IS_GC(zero)
+    if sp.unknown_offset >= 0:
+        zp_slot_set(partial, sp.unknown_offset, unknown)
+    if sp.post_init is not None:
+        sp.post_init(partial)
+    elif sp.untrackable and not holds_gc:
+        PyObject_GC_UnTrack(<PyObject *>partial)
+    return partial
+
+
+cdef object finish_struct(Reader *r, StructPlan sp, dict partial, dict unknown):
+    """A BUILD_CALL instance: absent fields get their zero value; cls(**fields); unknown entries."""
     cdef FieldPlan fp
-    if sp.build == BUILD_SLOTS:
-        for fp in sp.fields:
-            if zp_slot_get(partial, fp.offset) == NULL:
-                if fp.zero_cost:
-                    claim_zero(r, fp.zero_cost)
-                zp_slot_set(partial, fp.offset, field_zero(fp))
-        if sp.unknown_offset >= 0:
-            zp_slot_set(partial, sp.unknown_offset, unknown)
-        if sp.post_init is not None:
-            sp.post_init(partial)
-        elif sp.untrackable:
-            untrack_if_atomic(partial, sp)
-        return partial
     for fp in sp.fields:
         if fp.attr not in partial:
             if fp.zero_cost:
@@ -725,7 +768,16 @@ cdef StructPlan peek_struct_plan(Reader *r):
     cdef uint64_t ukey = 0
     cdef StructPlan sp = None
     cdef unsigned char b = r.buf[r.pos]
+    cdef PyObject *item
+    cdef Py_ssize_t i
     if (b & 0xf0) == 0x80:
+        if b != 0x80 and r.pos + 1 < r.end and r.buf[r.pos + 1] == 0xff:
+            # the common case: a fixint -1 and a plan's name entry exactly as written
+            for i in range(PyTuple_GET_SIZE(<tuple>r.plans)):
+                item = PyTuple_GET_ITEM(<tuple>r.plans, i)
+                n = (<StructPlan>item).name_entry_len
+                if n <= r.end - r.pos - 1 and memcmp(r.buf + r.pos + 1, (<StructPlan>item).name_entry_c, n) == 0:
+                    return <StructPlan>item
         n = b & 0x0f
         r.pos += 1
     else:

@@ -41,6 +41,18 @@ static inline void zp_slot_set(PyObject *obj, Py_ssize_t offset, PyObject *value
     Py_XDECREF(old);
 }
 
+/* Store value (a new reference is taken); 1 when the slot was empty before. */
+static inline int zp_slot_store(PyObject *obj, Py_ssize_t offset, PyObject *value) {
+    PyObject **slot = zp_slot(obj, offset);
+    PyObject *old = *slot;
+    Py_INCREF(value);
+    *slot = value;
+    if (old == NULL)
+        return 1;
+    Py_DECREF(old);
+    return 0;
+}
+
 /* A borrowed reference to the slot's value, or NULL when it is unset. */
 static inline PyObject *zp_slot_get(PyObject *obj, Py_ssize_t offset) {
     return *zp_slot(obj, offset);

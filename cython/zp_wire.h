@@ -7,6 +7,20 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include <Python.h>     /* Py_ssize_t only */
+
+/* Whether the n bytes at p are all below 0x80, eight at a time. */
+static inline int zp_is_ascii(const unsigned char *p, Py_ssize_t n) {
+    uint64_t acc = 0, word;
+    Py_ssize_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&word, p + i, 8);
+        acc |= word;
+    }
+    for (; i < n; i++)
+        acc |= p[i];
+    return (acc & 0x8080808080808080ULL) == 0;
+}
 
 static inline uint16_t zp_load_u16(const unsigned char *p) {
     return (uint16_t)(((uint16_t)p[0] << 8) | p[1]);
