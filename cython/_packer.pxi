@@ -695,7 +695,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
     cdef Py_ssize_t next_unknown = 0, unknown_count = 0
     cdef PyObject *slot
     cdef bint direct = sp.slots_readable and Py_TYPE(obj) == sp.tp
-    cdef bint omit
+    cdef bint omit, omit_zeros = not w.msgp    # msgp mode omits only omitempty fields
     cdef int written
     cdef list unknown = None
     if sp.preserve:
@@ -715,18 +715,20 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
             while next_unknown < unknown_count and _entry_before(unknown[next_unknown], fc.zid):
                 count += put_unknown_entry(w, unknown[next_unknown])
                 next_unknown += 1
-        trail_field(&w.trail, fc.plan)
         if direct:
             slot = zp_slot_get(obj, fc.offset)
             if slot == NULL:
+                trail_field(&w.trail, fc.plan)
                 writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
         else:
+            trail_field(&w.trail, fc.plan)
             value = getattr(obj, (<FieldPlan>fc.plan).attr)
             slot = <PyObject *>value
         # slot is borrowed from obj (or held by value) until Python code may run
-        if (fc.omitempty or not w.msgp) and is_plain_zero(fc, slot):
-            continue
-        omit = fc.omitempty or not w.msgp
+        omit = fc.omitempty or omit_zeros
+        if omit and (slot == fc.zero or is_plain_zero(fc, slot)):
+            continue                        # nothing can fail here: no trail entry needed
+        trail_field(&w.trail, fc.plan)
         key_pos = w.pos
         if w.msgp:
             put_raw(w, fc.tag_key, fc.tag_key_len)
@@ -1003,6 +1005,23 @@ cdef int write_any(Writer *w, object value) except -1:
         if isinstance(value, _ExtTypes):
             check_any_ext(w, value)
             return put_ext_value(w, value) + 1
+    if tp == &PyList_Type:
+        # An atomic item needs no trail entry (nothing can fail there but memory):
+        # written directly; the rest is written by write_any, its index in the trail.
+        n = PyList_GET_SIZE(value)
+        put_array_header(w, n)
+        writer_enter(w)
+        for i in range(n):
+            if PyList_GET_SIZE(value) != n:
+                trail_index(&w.trail, i)
+                writer_fail(w, "list changed size while it was encoded")
+            if _write_any_atom(w, PyList_GET_ITEM(value, i), False):
+                continue
+            trail_index(&w.trail, i)
+            item = <object>PyList_GET_ITEM(value, i)
+            write_any(w, item)
+        trail_leave(&w.trail)
+        return 1
     if PyList_Check(value) or PyTuple_Check(value):
         n = len(value)
         put_array_header(w, n)

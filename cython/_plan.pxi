@@ -94,6 +94,8 @@ cdef struct FieldC:
     bint time_field
     bint omitempty
     bint deprecated
+    PyObject *zero                  # a singleton that is this field's zero (0, False, None, ""), or NULL:
+                                    # an omitted field is skipped on one pointer comparison
     const char *zid_key             # FieldPlan.zid_key's bytes
     Py_ssize_t zid_key_len
     const char *tag_key             # FieldPlan.tag_key's bytes (msgp mode)
@@ -384,6 +386,24 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
                         and plan.unknown_offset < 0)
 
 
+# The zero values is_plain_zero compares by identity first (held here, so that the
+# borrowed pointers in FieldC stay valid whatever the interpreter caches).
+cdef object _ZERO_INT = 0
+cdef object _ZERO_STR = ""
+
+
+cdef PyObject *_zero_singleton(FieldC *fc) noexcept:
+    if fc.time_field or fc.kind == K_POINTER or fc.kind == K_IFACE:
+        return <PyObject *>None
+    if fc.kind == K_STRING:
+        return <PyObject *>_ZERO_STR
+    if fc.kind >= K_UINT and fc.kind <= K_INT64:
+        return <PyObject *>_ZERO_INT
+    if fc.kind == K_BOOL:
+        return <PyObject *>False
+    return NULL
+
+
 cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.plan = <PyObject *>fp
     fc.type = <PyObject *>fp.type
@@ -393,6 +413,7 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.kind = fp.type.kind
     fc.time_field = fp.time_field
     fc.omitempty = fp.omitempty
+    fc.zero = _zero_singleton(fc)
     fc.deprecated = fp.deprecated
     fc.zid_key = PyBytes_AS_STRING(fp.zid_key)
     fc.zid_key_len = PyBytes_GET_SIZE(fp.zid_key)
