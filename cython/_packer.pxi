@@ -30,8 +30,13 @@ cdef int writer_type_error(Writer *w, TypePlan t, object value, str detail=None)
 
 cdef inline int writer_enter(Writer *w) except -1:
     if not trail_enter(&w.trail):
-        writer_fail(w, trail_too_deep(&w.trail) + " (does a value contain itself?)")
+        writer_too_deep(w)
     return 0
+
+
+cdef int writer_too_deep(Writer *w) except -1:
+    # out of line: writer_enter, called for every container, stays small enough to inline
+    return writer_fail(w, trail_too_deep(&w.trail) + " (does a value contain itself?)")
 
 
 # -- the buffer ---------------------------------------------------------------

@@ -46,8 +46,13 @@ cdef int reader_type_error(Reader *r, str expected, unsigned char lead) except -
 
 cdef inline int reader_enter(Reader *r) except -1:
     if not trail_enter(&r.trail):
-        reader_fail(r, r.pos, trail_too_deep(&r.trail))
+        reader_too_deep(r)
     return 0
+
+
+cdef int reader_too_deep(Reader *r) except -1:
+    # out of line: reader_enter, called for every container, stays small enough to inline
+    return reader_fail(r, r.pos, trail_too_deep(&r.trail))
 
 
 cdef str wire_type_name(unsigned char b):
