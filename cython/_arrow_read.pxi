@@ -737,10 +737,12 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
 
 cdef void col_truncate(Col *c, int64_t rows) noexcept nogil:
     """Back to ``rows`` rows: undo a record's partial appends (a record read again
-    with more input, a duplicated field)."""
+    with more input, a duplicated field, a value only checked). Every buffer and
+    child is cut back, not only those of closed rows: a row being read has appended
+    to its children (and a string its data) before its own length counts it."""
     cdef int64_t i
     cdef int32_t end
-    if rows >= c.length:
+    if rows > c.length:
         return
     if c.nullable:
         zp_bits_truncate(&c.validity, rows)
