@@ -483,6 +483,39 @@ cdef inline int dec_wire_int(Dec *d, unsigned char b, int64_t *sv, uint64_t *uv)
 
 # -- skipping -----------------------------------------------------------------------
 
+cdef inline int64_t scalar_size(const unsigned char *p, int64_t left) noexcept nogil:
+    """The size of the scalar, str, bin or ext at p when it lies whole in the ``left``
+    bytes, else 0 (containers, 0xc1, a value cut short: dec_skip's cases). Skipping
+    it so accepts exactly what dec_skip(d, False) accepts."""
+    cdef unsigned char b = p[0]
+    cdef int64_t n
+    if b <= 0x7f or b >= 0xe0 or b == 0xc0 or b == 0xc2 or b == 0xc3:
+        return 1
+    if (b & 0xe0) == 0xa0:
+        n = 1 + (b & 0x1f)
+    elif b == 0xcb or b == 0xcf or b == 0xd3:
+        n = 9
+    elif b == 0xca or b == 0xce or b == 0xd2:
+        n = 5
+    elif b == 0xcc or b == 0xd0:
+        n = 2
+    elif b == 0xcd or b == 0xd1:
+        n = 3
+    elif 0xd4 <= b <= 0xd8:             # fixext 1, 2, 4, 8, 16
+        n = 2 + (1 << (b - 0xd4))
+    elif b == 0xd9 or b == 0xc4:        # str 8, bin 8
+        if left < 2:
+            return 0
+        n = 2 + p[1]
+    elif b == 0xc7:                     # ext 8 (time.Time)
+        if left < 2:
+            return 0
+        n = 3 + p[1]
+    else:
+        return 0
+    return n if n <= left else 0
+
+
 cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
     """Step over one value, iteratively, nested at most max_depth deep (as skip_value).
     ``validate``: check it as decode reads an interface{} value (UTF-8 in strs;
@@ -1233,8 +1266,13 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 if 0 <= zid < c.zid_limit:
                     child = c.by_zid[zid]
         if child < 0:                   # unknown zid or tag, Skip field, or not chosen
-            d.steps[d.depth].kind = P_ZID
+            d.steps[d.depth].kind = P_ZID   # (a key cut short after it is named by this one)
             d.steps[d.depth].index = zid
+            if d.pos < d.end:
+                klen = scalar_size(d.buf + d.pos, d.end - d.pos)
+                if klen:                # the common case, without dec_skip's call
+                    d.pos += klen
+                    continue
             if dec_skip(d, False) < 0:
                 return -1
             continue
