@@ -721,7 +721,7 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
         if c.kind == C_TIME and not null and not filler and not d.validating:
             if not d.time_us:
                 snprintf(d.message, MESSAGE_SIZE, "Go's zero time 0001-01-01T00:00:00Z is outside "
-                         "timestamp[ns] (1677-09-21..2262-04-11): read with time_unit='us'")
+                         "timestamp[ns] (1677-09-21..2262-04-11); a microsecond time unit holds it")
                 return dec_fail(d, d.pos)
             zero_time = ZP_GO_ZERO_SECONDS * 1000000
         if zp_buf_reserve(&c.data, c.width, &d.held) < 0:
@@ -979,14 +979,14 @@ cdef int read_time_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     elif d.time_us:
         if nanos % 1000 != 0:
             snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns has nanoseconds that timestamp[us] cannot hold "
-                     "(read with time_unit='ns')", <long long>seconds, <long long>nanos)
+                     "(a nanosecond time unit keeps them)", <long long>seconds, <long long>nanos)
             return dec_fail(d, start)
         if zp_mul_add_i64(seconds, 1000000, nanos // 1000, &value) < 0:
             snprintf(d.message, MESSAGE_SIZE, "time %llds is outside timestamp[us]", <long long>seconds)
             return dec_fail(d, start)
     elif zp_mul_add_i64(seconds, 1000000000, nanos, &value) < 0:
-        snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns is outside timestamp[ns] (1677-09-21..2262-04-11): "
-                 "read with time_unit='us'", <long long>seconds, <long long>nanos)
+        snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns is outside timestamp[ns] (1677-09-21..2262-04-11); "
+                 "a microsecond time unit holds it", <long long>seconds, <long long>nanos)
         return dec_fail(d, start)
     d.pos += header + n
     return col_fixed(d, c, &value)

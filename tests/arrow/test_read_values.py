@@ -9,7 +9,6 @@ import warnings
 from datetime import datetime
 
 import pytest
-from arrow_read_support import engine
 from conftest import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
 from golden_support import GOLDEN_RECORDS, golden_bytes, golden_schema
 
@@ -17,6 +16,8 @@ import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import GoTime, Kind, Timestamp
 from zebrapack.arrow._mapping import ArrowField, arrow_fields
+
+from .engines import engine
 
 pa = engine("pyarrow")
 
