@@ -528,7 +528,7 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
     # skip values in turn) only uses deeper entries.
     cdef int64_t *left = d.skip_left + start_depth
     cdef int64_t *total = d.skip_total + start_depth
-    cdef int64_t level = 0, index, named
+    cdef int64_t level = 0, index, named, key_at = -1
     cdef int rc = 0
     left[0] = 1
     while True:
@@ -544,7 +544,15 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
             d.steps[d.depth].kind = P_INDEX
             if total[level] < 0:    # a map: keys and values alternate
                 index = -total[level] - left[level] - 1
-                d.steps[d.depth].index = index >> 1
+                if validate:        # decode's path: [<key>] while a key is read, then [repr(key)]
+                    d.steps[d.depth].kind = P_KEY
+                    if index & 1:
+                        d.steps[d.depth].index = key_at
+                    else:
+                        d.steps[d.depth].index = -1
+                        key_at = d.pos      # keys are scalars: the next value at this level is its value
+                else:
+                    d.steps[d.depth].index = index >> 1
             else:
                 d.steps[d.depth].index = total[level] - left[level] - 1
         if d.pos >= d.end:
