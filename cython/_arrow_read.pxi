@@ -483,6 +483,39 @@ cdef inline int dec_wire_int(Dec *d, unsigned char b, int64_t *sv, uint64_t *uv)
 
 # -- skipping -----------------------------------------------------------------------
 
+cdef inline int64_t scalar_size(const unsigned char *p, int64_t left) noexcept nogil:
+    """The size of the scalar, str, bin or ext at p when it lies whole in the ``left``
+    bytes, else 0 (containers, 0xc1, a value cut short: dec_skip's cases). Skipping
+    it so accepts exactly what dec_skip(d, False) accepts."""
+    cdef unsigned char b = p[0]
+    cdef int64_t n
+    if b <= 0x7f or b >= 0xe0 or b == 0xc0 or b == 0xc2 or b == 0xc3:
+        return 1
+    if (b & 0xe0) == 0xa0:
+        n = 1 + (b & 0x1f)
+    elif b == 0xcb or b == 0xcf or b == 0xd3:
+        n = 9
+    elif b == 0xca or b == 0xce or b == 0xd2:
+        n = 5
+    elif b == 0xcc or b == 0xd0:
+        n = 2
+    elif b == 0xcd or b == 0xd1:
+        n = 3
+    elif 0xd4 <= b <= 0xd8:             # fixext 1, 2, 4, 8, 16
+        n = 2 + (1 << (b - 0xd4))
+    elif b == 0xd9 or b == 0xc4:        # str 8, bin 8
+        if left < 2:
+            return 0
+        n = 2 + p[1]
+    elif b == 0xc7:                     # ext 8 (time.Time)
+        if left < 2:
+            return 0
+        n = 3 + p[1]
+    else:
+        return 0
+    return n if n <= left else 0
+
+
 cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
     """Step over one value, iteratively, nested at most max_depth deep (as skip_value).
     ``validate``: check it as decode reads an interface{} value (UTF-8 in strs;
@@ -495,7 +528,7 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
     # skip values in turn) only uses deeper entries.
     cdef int64_t *left = d.skip_left + start_depth
     cdef int64_t *total = d.skip_total + start_depth
-    cdef int64_t level = 0, index, named
+    cdef int64_t level = 0, index, named, key_at = -1
     cdef int rc = 0
     left[0] = 1
     while True:
@@ -511,7 +544,15 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
             d.steps[d.depth].kind = P_INDEX
             if total[level] < 0:    # a map: keys and values alternate
                 index = -total[level] - left[level] - 1
-                d.steps[d.depth].index = index >> 1
+                if validate:        # decode's path: [<key>] while a key is read, then [repr(key)]
+                    d.steps[d.depth].kind = P_KEY
+                    if index & 1:
+                        d.steps[d.depth].index = key_at
+                    else:
+                        d.steps[d.depth].index = -1
+                        key_at = d.pos      # keys are scalars: the next value at this level is its value
+                else:
+                    d.steps[d.depth].index = index >> 1
             else:
                 d.steps[d.depth].index = total[level] - left[level] - 1
         if d.pos >= d.end:
@@ -688,7 +729,7 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
         if c.kind == C_TIME and not null and not filler and not d.validating:
             if not d.time_us:
                 snprintf(d.message, MESSAGE_SIZE, "Go's zero time 0001-01-01T00:00:00Z is outside "
-                         "timestamp[ns] (1677-09-21..2262-04-11): read with time_unit='us'")
+                         "timestamp[ns] (1677-09-21..2262-04-11); a microsecond time unit holds it")
                 return dec_fail(d, d.pos)
             zero_time = ZP_GO_ZERO_SECONDS * 1000000
         if zp_buf_reserve(&c.data, c.width, &d.held) < 0:
@@ -737,10 +778,12 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
 
 cdef void col_truncate(Col *c, int64_t rows) noexcept nogil:
     """Back to ``rows`` rows: undo a record's partial appends (a record read again
-    with more input, a duplicated field)."""
+    with more input, a duplicated field, a value only checked). Every buffer and
+    child is cut back, not only those of closed rows: a row being read has appended
+    to its children (and a string its data) before its own length counts it."""
     cdef int64_t i
     cdef int32_t end
-    if rows >= c.length:
+    if rows > c.length:
         return
     if c.nullable:
         zp_bits_truncate(&c.validity, rows)
@@ -944,14 +987,14 @@ cdef int read_time_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     elif d.time_us:
         if nanos % 1000 != 0:
             snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns has nanoseconds that timestamp[us] cannot hold "
-                     "(read with time_unit='ns')", <long long>seconds, <long long>nanos)
+                     "(a nanosecond time unit keeps them)", <long long>seconds, <long long>nanos)
             return dec_fail(d, start)
         if zp_mul_add_i64(seconds, 1000000, nanos // 1000, &value) < 0:
             snprintf(d.message, MESSAGE_SIZE, "time %llds is outside timestamp[us]", <long long>seconds)
             return dec_fail(d, start)
     elif zp_mul_add_i64(seconds, 1000000000, nanos, &value) < 0:
-        snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns is outside timestamp[ns] (1677-09-21..2262-04-11): "
-                 "read with time_unit='us'", <long long>seconds, <long long>nanos)
+        snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns is outside timestamp[ns] (1677-09-21..2262-04-11); "
+                 "a microsecond time unit holds it", <long long>seconds, <long long>nanos)
         return dec_fail(d, start)
     d.pos += header + n
     return col_fixed(d, c, &value)
@@ -1231,8 +1274,13 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 if 0 <= zid < c.zid_limit:
                     child = c.by_zid[zid]
         if child < 0:                   # unknown zid or tag, Skip field, or not chosen
-            d.steps[d.depth].kind = P_ZID
+            d.steps[d.depth].kind = P_ZID   # (a key cut short after it is named by this one)
             d.steps[d.depth].index = zid
+            if d.pos < d.end:
+                klen = scalar_size(d.buf + d.pos, d.end - d.pos)
+                if klen:                # the common case, without dec_skip's call
+                    d.pos += klen
+                    continue
             if dec_skip(d, False) < 0:
                 return -1
             continue

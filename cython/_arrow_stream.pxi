@@ -36,10 +36,6 @@ cdef enum:
 cdef enum:
     ERROR_SIZE = 2048
 
-#: Bytes read at a time from files.
-cdef int64_t READ_CHUNK = 1 << 20
-
-
 cdef struct Segment:
     int kind
     const uint8_t *mem
@@ -61,6 +57,7 @@ cdef struct ZStream:
     int64_t batch_rows
     int64_t batch_bytes
     int64_t max_record_size
+    int64_t read_chunk      # bytes read at a time from files
     int64_t records         # records read from the whole source so far
     Segment *segs
     int64_t n_segs
@@ -123,20 +120,24 @@ cdef int zs_fail_os(ZStream *z, const char *what, int code) noexcept nogil:
 # -- reading the sources ---------------------------------------------------------------
 
 cdef int64_t pyfile_read(ZStream *z, Segment *s, uint8_t *dst, int64_t n) noexcept nogil:
-    """Up to n bytes from a Python file object, with the GIL taken for the call."""
-    cdef int64_t got = -1
+    """n bytes from a Python file object (fewer only at its end), with the GIL taken.
+    read() may return less than asked (raw files, pipes, sockets): it is called again,
+    so that a record is never decoded over and over from one short read to the next."""
+    cdef int64_t got = -1, part
     cdef const unsigned char[::1] view
     with gil:
         try:
-            data = (<object>s.pyfile).read(n)
-            if data is None:
-                data = b""
-            view = memoryview(data).cast("B")
-            got = view.shape[0]
-            if got > n:
-                raise ValueError(f"read({n}) returned {got} bytes")
-            if got:
-                memcpy(dst, &view[0], got)
+            got = 0
+            while got < n:
+                data = (<object>s.pyfile).read(n - got)
+                if not data:
+                    break
+                view = memoryview(data).cast("B")
+                part = view.shape[0]
+                if part > n - got:
+                    raise ValueError(f"read({n - got}) returned {part} bytes")
+                memcpy(dst + got, &view[0], part)
+                got += part
         except BaseException as exc:
             text = f"reading the source failed: {type(exc).__name__}: {exc}".encode("utf-8", "replace")[:ERROR_SIZE - 1]
             memcpy(z.error, <const char *>text, len(text))
@@ -161,7 +162,7 @@ cdef int zs_refill(ZStream *z, int64_t keep_from) noexcept nogil:
     if keep and keep_from:
         memmove(z.win, z.win + keep_from, keep)
     z.d.base += keep_from
-    want = READ_CHUNK if keep < READ_CHUNK else keep
+    want = z.read_chunk if keep < z.read_chunk else keep
     if s.kind == SEG_FILE and want > z.file_left:
         want = z.file_left
     if keep + want > z.win_cap:
@@ -411,7 +412,7 @@ cdef void col_clear(Col *c) noexcept nogil:
 
 cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
     """The next batch into out (out.release NULL at the end), or an errno with z.error set."""
-    cdef int64_t rows = 0, start
+    cdef int64_t rows = 0, start, used
     cdef bint done = False
     cdef int rc
     out.release = NULL
@@ -437,11 +438,14 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
                 break
             continue
         start = z.d.pos
+        used = z.d.used
         z.d.root = z.root.struct_name
         if read_record(&z.d, z.root) < 0:
+            # the record is not in the batch: every column back to where it began
+            col_truncate(z.root, rows)
+            z.d.used = used
             if z.d.truncated and z.segs[z.seg].kind != SEG_MEM and z.segs[z.seg].kind != SEG_ENTRY \
                     and not z.seg_eof:
-                col_truncate(z.root, rows)
                 rc = zs_refill(z, start)
                 if rc:
                     col_clear(z.root)
@@ -602,13 +606,15 @@ cdef class ArrowRecordReader:
     cdef bint _exported
 
     def __cinit__(self, field, codec, *, Py_ssize_t batch_rows, Py_ssize_t batch_bytes, bint strict,
-                  bint time_us, Py_ssize_t max_record_size=1 << 28):
+                  bint time_us, Py_ssize_t max_record_size=1 << 28, Py_ssize_t read_chunk=1 << 20):
         cdef Codec cd = <Codec?>codec
         cdef int64_t i
         if batch_rows < 1:
             raise ValueError(f"batch_rows must be positive, not {batch_rows}")
         if batch_bytes < 1:
             raise ValueError(f"batch_bytes must be positive, not {batch_bytes}")
+        if read_chunk < 1:
+            raise ValueError(f"read_chunk must be positive, not {read_chunk}")
         self._keep = []
         self.z = <ZStream *>calloc(1, sizeof(ZStream))
         if self.z == NULL:
@@ -617,6 +623,7 @@ cdef class ArrowRecordReader:
         self.z.batch_rows = batch_rows
         self.z.batch_bytes = batch_bytes
         self.z.max_record_size = max_record_size
+        self.z.read_chunk = read_chunk
         self.z.d.strict = strict
         self.z.d.time_us = time_us
         self.z.d.max_depth = cd.max_depth

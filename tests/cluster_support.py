@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arrow_read_support import REQUIRE_ENGINES, engine
 from conftest import vector_schema
+from tests.arrow.engines import REQUIRE_ENGINES, engine
 
 import zebrapack
 

@@ -17,16 +17,6 @@ from .sources import Source
 
 pa = engine("pyarrow")
 
-# Reader bugs found by these tests, pinned as strict xfails (an xfail that passes fails the
-# suite: remove its mark when the bug is fixed).
-CHUNK_BUG = pytest.mark.xfail(strict=True, reason=(
-    "arrow-read bug: a record that crosses the end of a read chunk (a file object's first 64 KiB, a path's "
-    "1 MiB chunks) keeps what its first, partial decoding appended to the columns: in the A file, record 1217 "
-    "(bytes 65485-65540) leaves one Name too many (pyarrow: 'Column 0 named Name expected length 1218 but got "
-    "length 1219'); the Compound_large record across the first MiB reads 125,805 Ints instead of 70,000. "
-    "Bytes-like sources read right"))
-
-
 def read_table(data: Any, source: Source, **options: Any) -> Any:
     """The table of zpa.read, through its own iteration (each batch fully validated)."""
     stream = zpa.read(data, source.schema, source.type, **options)

@@ -14,14 +14,11 @@ import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
-from .checks import CHUNK_BUG
 from .conftest import RecordFile
 from .engines import engine
 from .oracle import assert_same_table, expected_read, split_records, validate_full
 
 pa = engine("pyarrow")
-
-FILE_OBJECTS = ("binary file", "BytesIO")
 
 
 def table_of(source: Any, records: RecordFile, **options: Any) -> Any:
@@ -46,8 +43,7 @@ SOURCE_KINDS = {
 }
 
 
-@pytest.mark.parametrize("kind", [pytest.param(k, marks=CHUNK_BUG) if k in FILE_OBJECTS else k
-                                  for k in SOURCE_KINDS])
+@pytest.mark.parametrize("kind", SOURCE_KINDS)
 def test_every_kind_of_source_reads_the_records(kind: str, a_file: RecordFile) -> None:
     source = SOURCE_KINDS[kind](a_file)
     try:
@@ -57,8 +53,7 @@ def test_every_kind_of_source_reads_the_records(kind: str, a_file: RecordFile) -
             source.close()
 
 
-@pytest.mark.parametrize("kind", [pytest.param(k, marks=CHUNK_BUG) if k in ("str path", "Path") else k
-                                  for k in SOURCE_KINDS])
+@pytest.mark.parametrize("kind", SOURCE_KINDS)
 def test_every_kind_of_source_reads_records_larger_than_a_read_chunk(kind: str, compound_file: RecordFile) -> None:
     source = SOURCE_KINDS[kind](compound_file)
     try:

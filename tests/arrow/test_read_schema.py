@@ -6,11 +6,12 @@ import subprocess
 import sys
 
 import pytest
-from arrow_read_support import engine
 
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack.examples import __file__ as examples_init
+
+from .engines import engine
 
 pa = engine("pyarrow")
 

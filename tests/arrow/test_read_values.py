@@ -9,7 +9,6 @@ import warnings
 from datetime import datetime
 
 import pytest
-from arrow_read_support import engine
 from conftest import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
 from golden_support import GOLDEN_RECORDS, golden_bytes, golden_schema
 
@@ -17,6 +16,8 @@ import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import GoTime, Kind, Timestamp
 from zebrapack.arrow._mapping import ArrowField, arrow_fields
+
+from .engines import engine
 
 pa = engine("pyarrow")
 
@@ -152,3 +153,20 @@ def test_reference_vectors_read_as_decode_reads_them(case):
 @pytest.mark.parametrize("record", GOLDEN_RECORDS, ids=lambda r: r["id"])
 def test_golden_records_read_as_decode_reads_them(record):
     check_either_unit(golden_schema(record), golden_bytes(record), record["type"])
+
+
+@pytest.mark.parametrize(("value", "bad", "path"), [
+    ({"k": "xq"}, (b"\xa2xq", b"\xa2x\xff"), "Prims.Any['k']"),
+    ({"j": [1, {"z": "yq"}]}, (b"\xa2yq", b"\xa2y\xff"), "Prims.Any['j'][1]['z']"),
+])
+def test_errors_inside_interface_maps_name_the_key_as_decode_does(value, bad, path):
+    schema = vector_schema("zp.z")
+    record = schema.decode(schema.encode(schema.types.Prims()))
+    record.Any = value
+    data = schema.encode(record).replace(*bad)
+    with pytest.raises(zebrapack.DecodeError) as decoded:
+        schema.decode(data)
+    with pytest.raises(zebrapack.DecodeError) as read:
+        zpa.read(data, schema, "Prims").read_next_batch()
+    assert read.value.path == decoded.value.path == path
+    assert read.value.offset == decoded.value.offset

@@ -13,8 +13,9 @@ import pytest
 
 import zebrapack
 from zebrapack import examples
-from tests.arrow_read_support import engine
-from tests.arrow_write_support import encoded, interface_bytes, table_of, written, zebrapack_zero
+
+from .engines import engine
+from .writing import encoded, interface_bytes, table_of, written, zebrapack_zero
 
 pa = engine("pyarrow")
 

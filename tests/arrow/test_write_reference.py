@@ -13,7 +13,8 @@ import pytest
 import zebrapack
 import zebrapack.arrow
 from zebrapack import DecodeError
-from tests.arrow_read_support import engine
+
+from .engines import engine
 from tests.conftest import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
 from tests.golden_support import GOLDEN_RECORDS, encode_like, golden_bytes, golden_schema
 

@@ -13,8 +13,9 @@ import pytest
 
 import zebrapack
 from zebrapack import EncodeError, examples
-from tests.arrow_read_support import engine
-from tests.arrow_write_support import interface_bytes, written
+
+from .engines import engine
+from .writing import interface_bytes, written
 
 pa = engine("pyarrow")
 

@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 
 import zebrapack
 from zebrapack import examples
-from tests.arrow.test_write_kinds import KINDS_GO
-from tests.arrow_read_support import engine
-from tests.arrow_write_support import encoded, table_of, written
+
+from .test_write_kinds import KINDS_GO
+from .engines import engine
+from .writing import encoded, table_of, written
 from tests.strategies import structs
 
 pa = engine("pyarrow")

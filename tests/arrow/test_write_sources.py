@@ -4,8 +4,6 @@ a logical type; it writes to paths and files as schema.writer does (index too)."
 from __future__ import annotations
 
 import io
-import threading
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -14,8 +12,10 @@ import pytest
 
 import zebrapack
 from zebrapack import examples
-from tests.arrow_read_support import engine
-from tests.arrow_write_support import encoded, table_of, written, zebrapack_zero
+
+from .engines import engine
+from .ticking import ticks_during
+from .writing import encoded, table_of, written, zebrapack_zero
 
 pa = engine("pyarrow")
 
@@ -204,25 +204,9 @@ def test_the_gil_is_released_while_a_batch_is_encoded(zp: zebrapack.Schema) -> N
     stream = _import_stream(pa.concat_tables([table] * 200).combine_chunks().__arrow_c_stream__())
     encoder = ArrowRecordEncoder(zp, "A", stream.schema().arrow_type())
     batch = stream.next_batch()
-    ticks: list[float] = []
-    done = threading.Event()
-
-    def ticker() -> None:
-        while not done.is_set():
-            ticks.append(time.perf_counter())
-            time.sleep(0.0005)
-
-    thread = threading.Thread(target=ticker)
-    thread.start()
-    try:
-        start = time.perf_counter()
-        encoder.encode(batch, 0, 0, 1 << 40)        # the whole batch in one call of the core
-        end = time.perf_counter()
-    finally:
-        done.set()
-        thread.join()
-    during = [tick for tick in ticks if start < tick < end]
-    assert len(during) >= 3, (end - start, len(during))
+    # the whole batch in one call of the core
+    _, ticks, seconds = ticks_during(lambda: encoder.encode(batch, 0, 0, 1 << 40))
+    assert ticks >= 3, (seconds, ticks)
 
 
 def test_the_readers_own_stream_writes_back_the_file_it_reads(zp: zebrapack.Schema, tmp_path: Path) -> None:

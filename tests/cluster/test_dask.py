@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arrow_read_support import engine
 from cluster_support import a_records, decoded_records, dask_client, write_records, zp  # noqa: F401  (fixtures)
+from tests.arrow.engines import engine
 
 import zebrapack
 

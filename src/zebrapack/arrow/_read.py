@@ -21,6 +21,9 @@ from ._pyarrow import require_pyarrow
 
 #: Bytes looked at to recognise a leading schema document before reading more.
 _HEAD = 1 << 16
+#: Bytes read at a time from files and file objects (the tests make it small to put
+#: chunk ends inside records).
+_READ_CHUNK = 1 << 20
 
 
 class ArrowSchemaExport:
@@ -117,7 +120,8 @@ class RecordBatchStream:
                 raise ValueError("this stream reads a file object, which can only be read once")
             self._file_objects_read = True
         reader = ArrowRecordReader(self._field, self._codec, batch_rows=self._batch_rows,
-                                   batch_bytes=self._batch_bytes, strict=self._strict, time_us=self._time_us)
+                                   batch_bytes=self._batch_bytes, strict=self._strict, time_us=self._time_us,
+                                   read_chunk=_READ_CHUNK)
         max_depth = self._codec.max_depth
         for item in self._sources:
             _add_source(reader, item, max_depth)

@@ -1,4 +1,4 @@
-"""Shared by tests/arrow/test_write_*.py: Python records as Arrow rows under the
+"""Shared by the tests of zpa.write (tests/arrow/test_write_*.py): Python records as Arrow rows under the
 mapping (docs/arrow.md), and ``zpa.write`` into bytes.
 
 ``arrow_rows`` turns records (what ``schema.decode`` gives) into the values
