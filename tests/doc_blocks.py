@@ -80,6 +80,9 @@ def run_page(page: Path, folder: Path, accepted_setup: dict[str, str] | None) ->
     blocks must be among ``accepted_setup``, or are left alone when it is None (the
     procedures of a maintainer page)."""
     env = shell_env()
+    # A block must print nothing on stderr; Dask's distributed logs warnings there that
+    # depend on the machine's load (an event loop unresponsive for a few seconds).
+    env["DASK_LOGGING__DISTRIBUTED"] = "error"
     previous_output: str | None = None
     ran = 0
     for block in readme_blocks(page.read_text()):
