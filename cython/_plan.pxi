@@ -442,8 +442,8 @@ cdef flatten_fields(StructPlan plan):
 
 
 cdef bint sp_is_record(object cls):
-    """A subclass of RecordBase without a __dict__ (so every store goes through its setattr)."""
-    return issubclass(cls, RecordBase) and cls.__dictoffset__ == 0
+    """A record class whose every store goes through its C base (_record.pxi)."""
+    return record_class_untrackable(cls)
 
 
 cdef tuple _build_mode(StructPlan plan):

@@ -1,17 +1,23 @@
-# The base of the generated record classes, and the decoder's untracking of
-# records that hold no containers (done in _unpacker.pxi's finish_slots_struct).
+# The bases of the record classes, and the decoder's untracking of records that
+# hold no containers (done in _unpacker.pxi's finish_slots_struct).
 #
 # A decoded record whose every field value is an object the garbage collector
 # does not know (str, bytes, int, float, bool, None, complex, datetime, the Go
 # number types...) can never be part of a reference cycle, so the decoder takes
 # it off the collector's lists (as msgspec does for its Structs): decode_all of a
 # million records no longer makes every collection traverse them. It stays
-# correct only while no container gets into such a record unseen, so the base
-# class's tp_setattro tracks the instance again before any collector-managed
-# value is stored in it. The ways around it are a member descriptor's __set__
-# (type(record).field.__set__(record, value)) and, from Python 3.13, which no
-# longer refuses it for a class with its own C-level __setattr__, object.__setattr__
-# (docs/performance.md, "Untracked records").
+# correct only while no container gets into such a record unseen:
+# - RecordBase (the generated classes, zebrapack.Record) tracks the instance again
+#   in its C-level __setattr__ before any collector-managed value is stored in it;
+# - FrozenRecordBase (zebrapack.FrozenRecord) is for frozen dataclasses, which
+#   refuse every assignment; it has no __setattr__ of its own, because CPython 3.11
+#   and 3.12 refuse object.__setattr__ (how a frozen dataclass's __init__ sets its
+#   fields) past a C-level __setattr__.
+# The ways around both are a member descriptor's __set__
+# (type(record).field.__set__(record, value)) and object.__setattr__ (for
+# RecordBase from Python 3.13, which no longer refuses it there); see
+# docs/performance.md, "Untracked records", and record_class_untrackable below for
+# which classes the decoder untracks.
 
 cdef extern from "Python.h":
     bint PyObject_IS_GC(object o) noexcept
@@ -29,9 +35,9 @@ cdef inline bint may_join_cycle(object value) noexcept:
 
 @cython.auto_pickle(False)
 cdef class RecordBase:
-    """The C base of the generated record classes (under ``GeneratedRecord``):
-    assigning an attribute tracks an untracked instance again when the value is
-    a container, before storing it."""
+    """The C base of the generated record classes (under ``GeneratedRecord``) and of
+    ``zebrapack.Record``: assigning an attribute tracks an untracked instance again
+    when the value is a container, before storing it."""
 
     def __setattr__(self, name, value):
         if not PyObject_GC_IsTracked(self) and PyObject_IS_GC(self) and may_join_cycle(value):
@@ -50,7 +56,37 @@ cdef extern from *:
         PyType_Modified(tp);
         return 0;
     }
+
+    static int zp_same_setattro(PyTypeObject *a, PyTypeObject *b) {
+        return a->tp_setattro == b->tp_setattro;
+    }
     """
     int zp_use_object_new(PyTypeObject *tp) except -1
+    bint zp_same_setattro(PyTypeObject *a, PyTypeObject *b) noexcept
 
 zp_use_object_new(<PyTypeObject *>RecordBase)
+
+
+@cython.auto_pickle(False)
+cdef class FrozenRecordBase:
+    """The C base of ``zebrapack.FrozenRecord``: frozen dataclasses, which refuse every
+    assignment, so that it needs no ``__setattr__`` of its own."""
+
+
+zp_use_object_new(<PyTypeObject *>FrozenRecordBase)
+
+
+cdef bint record_class_untrackable(object cls) except -1:
+    """Whether the decoder may untrack instances of cls that hold no containers: they
+    have no __dict__, and every assignment either goes through RecordBase's
+    __setattr__ (the class and its bases define none of their own, which could store
+    around it) or is refused (a frozen dataclass on FrozenRecordBase)."""
+    if cls.__dictoffset__ != 0:
+        return False
+    if issubclass(cls, RecordBase):
+        return (not issubclass(cls, FrozenRecordBase)
+                and zp_same_setattro(<PyTypeObject *>cls, <PyTypeObject *>RecordBase))
+    if issubclass(cls, FrozenRecordBase):
+        params = cls.__dict__.get("__dataclass_params__")    # its own: a frozen dataclass itself
+        return params is not None and params.frozen
+    return False

@@ -17,6 +17,7 @@ from zebrapack.codegen import generate_module
 
 # User code: each reveal_type line ends in a comment giving the type mypy must reveal.
 USER_CODE = '''\
+from dataclasses import dataclass
 from pathlib import Path
 
 import zebrapack
@@ -49,11 +50,31 @@ def annotated(s: zebrapack.Schema, stream: zebrapack.SchemaStream) -> None:   # 
     reveal_type(s.decode(data))                                   # Any
     reveal_type(next(iter(stream)))                               # Any
 
+@dataclass(slots=True)
+class Mine(zebrapack.Record):
+    X: int = 0
+
+@dataclass(slots=True, frozen=True)
+class Fixed(zebrapack.FrozenRecord):
+    X: int = 0
+
+mine_schema = zebrapack.schema_from_dataclasses(Mine, Fixed, package="p")
+reveal_type(mine_schema.decode(data, type=Mine))                  # user.Mine
+reveal_type(Fixed(X=1).X)                                         # int
+mine = Mine(X=1)
+mine.X = 2
+mine.X = "two"                                                    # error: assignment
+mine.Y = 1                                                        # error: attr-defined
+Fixed(X=1).X = 2                                                  # error: misc
+
 a = generated.decode(data, type=A)
-a.Name + 1
+a.Name + 1                                                        # error: operator
 '''
-# The line above must fail: Name is a str.
-EXPECTED_ERRORS = [(len(USER_CODE.splitlines()), "operator")]
+# The lines marked so must fail: a field's type, a field that does not exist (the
+# record bases declare no __setattr__ that would let any name through), a frozen
+# field, and Name is a str.
+EXPECTED_ERRORS = [(number, line.rsplit("# error: ", 1)[1].strip())
+                   for number, line in enumerate(USER_CODE.splitlines(), 1) if "# error: " in line]
 
 
 @pytest.fixture(scope="module")

@@ -36,6 +36,7 @@ from .golang.compiler import GoSourceError, schema_from_go
 from .golang.emitter import go_source
 from .schema.loader import Schema, Types, load
 from .schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
+from .schema.record_bases import FrozenRecord, Record
 from .streams.index import (
                             IndexWarning,
                             build_index,
@@ -64,6 +65,7 @@ __all__ = [
     "Ext",
     "FieldDef",
     "Finding",
+    "FrozenRecord",
     "GoComplex64",
     "GoFloat32",
     "GoKind",
@@ -72,6 +74,7 @@ __all__ = [
     "GoUint64",
     "IndexWarning",
     "Kind",
+    "Record",
     "RecordIndex",
     "RecordWriter",
     "Retired",

@@ -33,9 +33,12 @@ class Codec:
 def skip_records(data: bytes | bytearray | memoryview | mmap, start: int, max_records: int, max_end: int,
                  max_depth: int = ..., partial: bool = ...) -> tuple[int, int]: ...
 
+# No __setattr__ here: type checkers would then accept any attribute assignment.
 class RecordBase:
-    """C base of the generated record classes: assignment re-tracks an untracked instance."""
-    def __setattr__(self, name: str, value: Any) -> None: ...
+    """C base of the generated record classes and zebrapack.Record: assignment re-tracks an untracked instance."""
+
+class FrozenRecordBase:
+    """C base of zebrapack.FrozenRecord (frozen dataclasses)."""
 
 # The columnar reader (zebrapack.arrow): ArrowField is zebrapack.arrow._mapping.ArrowField.
 def arrow_schema_capsule(field: Any) -> object: ...

@@ -5,7 +5,9 @@ the schema's fields as keyword arguments (dataclasses above all) can stand in
 for a struct. Slots dataclasses whose fields are exactly the schema's are
 filled slot by slot like the generated ones (``__post_init__`` is called if
 defined, ``__init__`` is not); other classes are called with the fields as
-keyword arguments.
+keyword arguments. A class deriving from ``zebrapack.Record`` or ``FrozenRecord``
+(schema/record_bases.py) is refused if its records could not be left untracked by
+the garbage collector safely.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from types import ModuleType
 
 from .._errors import SchemaError
 from .model import UNKNOWN_ATTR, SchemaDef, StructDef, python_name
+from .record_bases import FrozenRecord, Record, check_record_class
 
 
 def check_user_classes(schema: SchemaDef, types: Mapping[str, type] | object,
@@ -38,6 +41,10 @@ def check_user_classes(schema: SchemaDef, types: Mapping[str, type] | object,
         raise TypeError(f"types must be a mapping or a module, not {type(types).__name__}")
     for name, cls in chosen.items():
         _check_class(schema.structs[name], cls)
+        if issubclass(cls, (Record, FrozenRecord)):
+            refusal = check_record_class(cls)
+            if refusal is not None:
+                raise SchemaError(f"{cls.__qualname__} {refusal}", name)
         if preserve_unknown and not _can_hold_unknown(cls):
             raise SchemaError(f"preserve_unknown needs a {UNKNOWN_ATTR!r} field (or __dict__) on "
                               f"{cls.__qualname__}", name)
