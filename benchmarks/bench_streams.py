@@ -4,7 +4,8 @@
 
 - ``decode_all`` of ``stream_kb`` kB of records with the garbage collector on and
   off, against msgspec decoding one msgpack array of the same records into
-  ``list[Struct]`` (GC on and off);
+  ``list[Struct]`` (GC on and off): into the generated classes, the user's own
+  dataclasses, and the user's dataclasses deriving from ``zebrapack.Record``;
 - ``iter_decode`` of that stream from a file, with the peak traced memory
   (tracemalloc, a separate pass), against ``msgpack.Unpacker`` over the same
   file building the dataclasses;
@@ -29,17 +30,40 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import msgpack
 import msgspec
+
+import zebrapack
+from zebrapack.schema.document import schema_document
 
 from . import _structs
 from ._harness import Options, emit, machine, markdown_table, ns, parse_options
 from ._shapes import SEED, A, a_values, generated_schema, shapes_schema
 
 BLOCK = 10_000  # distinct records; longer streams repeat them
+
+
+@dataclass(slots=True)
+class RecordA(zebrapack.Record):
+    """``A`` as a user's dataclass deriving from ``zebrapack.Record``: its decoded records
+    that hold no containers are not GC-tracked, as those of the generated classes."""
+    Name: str = ""
+    Bday: Optional[datetime] = None
+    Phone: str = ""
+    Sibs: int = 0
+    GPA: float = 0.0
+    Friend: bool = False
+
+
+def record_schema(schema: zebrapack.Schema) -> zebrapack.Schema:
+    """The shapes' schema with ``RecordA`` for struct A."""
+    document = msgpack.packb(schema_document(schema.model), use_bin_type=True)
+    return zebrapack.load(document, types={"A": RecordA})
 
 
 def _records(count: int) -> tuple[list[A], list[_structs.A]]:
@@ -70,9 +94,13 @@ def _fmt_times(times: list[float], count: int) -> list[str]:
     return [f"{best:.3f} s", ns(best * 1e9 / count), f"{max(times) / best - 1:.0%}"]
 
 
+ON_RECORD = "zebrapack decode_all into user dataclasses deriving from zebrapack.Record"
+
+
 def decode_all_section(options: Options, schema: Any, plain: list[A], structs: list[Any]) -> str:
     """decode_all into the generated classes (what ``zebrapack.load`` gives; the counterpart of
-    msgspec's Struct), and into the user's own dataclasses (``schema``), which stay GC-tracked."""
+    msgspec's Struct), into the user's own dataclasses (``schema``), which stay GC-tracked, and
+    into the user's dataclasses deriving from ``zebrapack.Record``, which are not."""
     count = len(plain)
     block = plain[:min(count, BLOCK)]
     zp_stream = b"".join(schema.encode(r) for r in block) * (count // len(block))
@@ -83,6 +111,10 @@ def decode_all_section(options: Options, schema: Any, plain: list[A], structs: l
     assert len(decoded) == count and [dataclasses.astuple(r) for r in decoded[:50]] == [
         dataclasses.astuple(r) for r in plain[:50]], "decode_all does not give the records back"
     assert schema.decode_all(zp_stream)[:50] == plain[:50]
+    on_record = record_schema(schema)
+    decoded = on_record.decode_all(zp_stream)
+    assert [dataclasses.astuple(r) for r in decoded[:50]] == [dataclasses.astuple(r) for r in plain[:50]]
+    assert type(decoded[0]) is RecordA and not gc.is_tracked(decoded[0])
     del decoded
     rounds = max(1, min(options.rounds, 3))
     rows: list[list[str]] = []
@@ -95,7 +127,9 @@ def decode_all_section(options: Options, schema: Any, plain: list[A], structs: l
                 ("zebrapack decode_all, GC off", lambda: generated.decode_all(zp_stream), False),
                 ("msgspec list[Struct], GC off", lambda: struct_list(msgspec_array), False),
                 ("zebrapack decode_all into user dataclasses, GC on", lambda: schema.decode_all(zp_stream), True),
-                ("zebrapack decode_all into user dataclasses, GC off", lambda: schema.decode_all(zp_stream), False)):
+                ("zebrapack decode_all into user dataclasses, GC off", lambda: schema.decode_all(zp_stream), False),
+                (f"{ON_RECORD}, GC on", lambda: on_record.decode_all(zp_stream), True),
+                (f"{ON_RECORD}, GC off", lambda: on_record.decode_all(zp_stream), False)):
             times.setdefault(label, []).append(_seconds(function, gc_on=gc_on))
     for label, values in times.items():
         rows.append([label, *_fmt_times(values, count)])
@@ -105,13 +139,16 @@ def decode_all_section(options: Options, schema: Any, plain: list[A], structs: l
     return (f"{count:,} records, {len(zp_stream) / 1e6:.1f} MB of zebrapack ({len(msgspec_array) / 1e6:.1f} MB "
             f"of msgspec msgpack); best of {rounds}, spread = worst/best - 1. zebrapack decodes into the "
             "classes generated from the schema (as `zebrapack.load` makes them: records holding no "
-            "containers are not GC-tracked, as msgspec's Structs), and into the user's own slots "
-            "dataclasses (`schema_from_dataclasses`), which the collector tracks.\n\n"
+            "containers are not GC-tracked, as msgspec's Structs), into the user's own slots "
+            "dataclasses (`schema_from_dataclasses`), which the collector tracks, and into the user's "
+            "slots dataclasses deriving from `zebrapack.Record`, which it does not.\n\n"
             + markdown_table(["decode", "time", "per record", "spread"], rows)
             + f"\n\nratio zebrapack/msgspec: GC on {versus('zebrapack decode_all', 'on'):.2f}, "
             f"GC off {versus('zebrapack decode_all', 'off'):.2f}; into user dataclasses: GC on "
             f"{versus('zebrapack decode_all into user dataclasses', 'on'):.2f}, GC off "
-            f"{versus('zebrapack decode_all into user dataclasses', 'off'):.2f}.")
+            f"{versus('zebrapack decode_all into user dataclasses', 'off'):.2f}; into user dataclasses "
+            f"deriving from zebrapack.Record: GC on {versus(ON_RECORD, 'on'):.2f}, GC off "
+            f"{versus(ON_RECORD, 'off'):.2f}.")
 
 
 def _peak(function: Callable[[], Any]) -> int:
@@ -205,9 +242,11 @@ def memory_section(schema: Any, plain: list[A], structs: list[Any]) -> str:
     mp_stream = msgpack.packb([{"Name": r.Name, "Bday": r.Bday, "Phone": r.Phone, "Sibs": r.Sibs, "GPA": r.GPA,
                                 "Friend": r.Friend} for r in records], datetime=True)
     generated = generated_schema()
+    on_record = record_schema(schema)
     decoders = {
         "zebrapack decode_all (generated classes)": lambda: generated.decode_all(zp_stream),
         "zebrapack decode_all (user dataclasses)": lambda: schema.decode_all(zp_stream),
+        "zebrapack decode_all (user dataclasses on zebrapack.Record)": lambda: on_record.decode_all(zp_stream),
         "msgspec list[Struct]": lambda: msgspec.msgpack.Decoder(list[_structs.A]).decode(struct_array),
         "msgspec list[dataclass]": lambda: msgspec.msgpack.Decoder(list[A]).decode(plain_array),
         "msgpack unpackb + A(**d)": lambda: [A(**d) for d in msgpack.unpackb(mp_stream, timestamp=3)],

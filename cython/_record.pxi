@@ -15,9 +15,9 @@
 #   fields) past a C-level __setattr__.
 # The ways around both are a member descriptor's __set__
 # (type(record).field.__set__(record, value)) and object.__setattr__ (for
-# RecordBase from Python 3.13, which no longer refuses it there); see
-# docs/performance.md, "Untracked records", and record_class_untrackable below for
-# which classes the decoder untracks.
+# RecordBase from Python 3.13, which no longer refuses it there). Which classes the
+# decoder untracks: record_class_untrackable below; docs/performance.md, "Untracked
+# records" and "Done on the record-base branch".
 
 cdef extern from "Python.h":
     bint PyObject_IS_GC(object o) noexcept
