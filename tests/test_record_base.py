@@ -245,10 +245,10 @@ def test_a_setattr_of_the_class_or_a_mixin_keeps_decoded_records_tracked():
             getattr(type(self), name).__set__(self, value)      # around Record's
 
     @dataclass(slots=True)
-    class Mixed(Mixin, Record):
+    class MixedIn(Mixin, Record):
         X: Annotated[int, Zid(0)] = 0
 
-    for cls in (Guarded, Mixed):
+    for cls in (Guarded, MixedIn):
         record = roundtrip(cls(X=1))
         assert record == cls(X=1) and gc.is_tracked(record)
 
