@@ -69,7 +69,7 @@ def _refuse_wrong_base(cls: type) -> None:
 
 
 def check_record_class(cls: type) -> str | None:
-    """Why cls, which derives from ``Record`` or ``FrozenRecord``, cannot: its instances
+    """Why cls, a subclass of ``Record`` or ``FrozenRecord``, cannot be one: its instances
     have a ``__dict__`` (which could hold a container unseen), or its definition is
     refused (``_wrong_base``). None when it can."""
     if cls.__dictoffset__ != 0:
