@@ -81,8 +81,10 @@ def run_page(page: Path, folder: Path, accepted_setup: dict[str, str] | None) ->
     procedures of a maintainer page)."""
     env = shell_env()
     # A block must print nothing on stderr; Dask's distributed logs warnings there that
-    # depend on the machine's load (an event loop unresponsive for a few seconds).
+    # depend on the machine's load (an event loop unresponsive for a few seconds), and
+    # warns when another process on the machine holds the dashboard's port 8787.
     env["DASK_LOGGING__DISTRIBUTED"] = "error"
+    env["PYTHONWARNINGS"] = "ignore:Port 8787 is already in use:UserWarning"
     previous_output: str | None = None
     ran = 0
     for block in readme_blocks(page.read_text()):
