@@ -151,6 +151,17 @@ def test_module_schema_is_bound_to_the_module_classes(modules: dict[str, types.M
         assert "__slots__" in vars(cls)
 
 
+def test_generated_records_holding_no_containers_are_not_tracked_by_the_collector(
+        modules: dict[str, types.ModuleType]) -> None:
+    import gc
+    module = modules["zp"]
+    assert issubclass(module.A, zebrapack.Record)
+    record = module.schema.decode(module.schema.encode(module.A(Name="Bo", Sibs=200)))
+    assert not gc.is_tracked(record)
+    record.Name = ["a list"]      # type: ignore[assignment]  # the base re-tracks before storing
+    assert gc.is_tracked(record)
+
+
 @pytest.mark.parametrize("case", MANIFEST, ids=case_id)
 def test_generated_module_round_trips_every_vector(modules: dict[str, types.ModuleType],
                                                    case: dict[str, Any]) -> None:

@@ -66,7 +66,8 @@ def emit_header(out: Printer, module: ModuleModel, imports: set[str]) -> None:
 def emit_class(out: Printer, cls: ClassModel, source: SourceWriter) -> None:
     source.imports.add("dataclass")
     out.line("@dataclass(slots=True)")
-    out.line(f"class {cls.name}:")
+    # zebrapack.Record: decoded records that hold no containers stay off the collector's lists
+    out.line(f"class {cls.name}(zebrapack.Record):")
     with out.indented():
         doc = [f"Go struct {cls.struct_name}."]
         if cls.skipped:
