@@ -259,7 +259,44 @@ cdef inline int read_wire_int(Reader *r, unsigned char b, int64_t *sv, uint64_t 
     return INT_NONE
 
 
-cdef object read_integer(Reader *r, TypePlan t, unsigned char b):
+cdef extern from "zp_wire.h":
+    int64_t zp_load_int_family(unsigned char lead, const unsigned char *p) noexcept nogil
+    uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p) noexcept nogil
+
+
+cdef inline object read_integer(Reader *r, TypePlan t, unsigned char b):
+    """An integer of kind t at r.pos (lead byte b). In line: the encodings of t's own
+    family that fit its range, which strict reading takes too; the rest (the other
+    family, truncation, overflow) in read_integer_slow."""
+    cdef int64_t sv
+    cdef uint64_t uv
+    cdef Py_ssize_t size
+    if b <= 0x7f:                   # fits every integer kind
+        r.pos += 1
+        return PyLong_FromLongLong(b)
+    if t.is_signed:
+        if b >= 0xe0:               # a negative fixint fits every signed kind
+            r.pos += 1
+            return PyLong_FromLongLong(<int8_t>b)
+        if 0xd0 <= b <= 0xd3:
+            size = 1 << (b - 0xd0)
+            if size < r.end - r.pos:
+                sv = zp_load_int_family(b, r.buf + r.pos + 1)
+                if t.imin <= sv <= t.imax:
+                    r.pos += 1 + size
+                    return PyLong_FromLongLong(sv)
+    elif 0xcc <= b <= 0xcf:
+        size = 1 << (b - 0xcc)
+        if size < r.end - r.pos:
+            uv = zp_load_uint_family(b, r.buf + r.pos + 1)
+            if uv <= t.umax:
+                r.pos += 1 + size
+                return PyLong_FromUnsignedLongLong(uv)
+    return read_integer_slow(r, t, b)
+
+
+cdef object read_integer_slow(Reader *r, TypePlan t, unsigned char b):
+    """read_integer for every case its fast path leaves: other families, truncation, errors."""
     cdef int64_t sv = 0
     cdef uint64_t uv = 0
     cdef Py_ssize_t start = r.pos
@@ -556,10 +593,9 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
-        # A positive fixint fits every integer kind: no dispatch needed.
-        if integers and r.pos < r.end and r.buf[r.pos] <= 0x7f:
-            item = PyLong_FromLongLong(r.buf[r.pos])
-            r.pos += 1
+        # integers without read_value's dispatch (nil still reads as the zero value there)
+        if integers and r.pos < r.end and r.buf[r.pos] != 0xc0:
+            item = read_integer(r, elem, r.buf[r.pos])
         else:
             item = read_value(r, elem)
         Py_INCREF(item)

@@ -41,6 +41,27 @@ static inline int64_t zp_load_i64(const unsigned char *p) {
     return v;
 }
 
+/* The payload of a fixed-size integer: lead byte 0xd0..0xd3 (int8..int64,
+ * sign-extended) or 0xcc..0xcf (uint8..uint64) with its 1 << (lead & 3) bytes
+ * at p (checked by the caller). */
+static inline int64_t zp_load_int_family(unsigned char lead, const unsigned char *p) {
+    switch (lead & 3) {
+    case 0: return (int8_t)p[0];
+    case 1: return (int16_t)zp_load_u16(p);
+    case 2: return (int32_t)zp_load_u32(p);
+    default: return zp_load_i64(p);
+    }
+}
+
+static inline uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p) {
+    switch (lead & 3) {
+    case 0: return p[0];
+    case 1: return zp_load_u16(p);
+    case 2: return zp_load_u32(p);
+    default: return zp_load_u64(p);
+    }
+}
+
 static inline void zp_store_u16(unsigned char *p, uint16_t v) {
     p[0] = (unsigned char)(v >> 8);
     p[1] = (unsigned char)v;

@@ -233,6 +233,23 @@ def test_strict_accepts_what_go_writes(zp: zebrapack.Schema) -> None:
         same(zp.decode(data, strict=True), zp.decode(data))
 
 
+def test_integer_list_items_read_as_integer_fields_do(zp: zebrapack.Schema) -> None:
+    # Compound.Ints []int64, Matrix [][]int32: items of every encoding, each error at its index
+    items = b"\x05\xe0\xd0\x80\xd1\x01\x2c\xd2\xff\xfe\xee\x90\xd3" + (-2**63).to_bytes(8, "big", signed=True)
+    ints = [5, -32, -128, 300, -70000, -2**63]
+    assert zp.decode(record("Compound", b"\x01\x96" + items)).Ints == ints
+    assert zp.decode(record("Compound", b"\x01\x93\xcc\xc8\xc0\xcd\x01\x00")).Ints == [200, 0, 256]
+    with pytest.raises(DecodeError, match="strict: wrong integer family") as caught:
+        zp.decode(record("Compound", b"\x01\x92\x01\xcc\xc8"), strict=True)
+    assert (caught.value.path, caught.value.offset) == ("Compound.Ints[1]", 14)
+    with pytest.raises(DecodeError, match="2147483648 overflows int32") as caught:
+        zp.decode(record("Compound", b"\x0c\x91\x92\x07\xd3" + (2**31).to_bytes(8, "big")))
+    assert (caught.value.path, caught.value.offset) == ("Compound.Matrix[0][1]", 15)
+    with pytest.raises(DecodeError, match="input ends inside a value: 5 bytes needed, 3 left") as caught:
+        zp.decode(record("Compound", b"\x01\x92\x01\xd2\x00\x01"))
+    assert (caught.value.path, caught.value.offset) == ("Compound.Ints[1]", 14)
+
+
 def test_positive_fixint_fits_both_families_even_when_strict(zp: zebrapack.Schema) -> None:
     assert zp.decode(prims_field(PRIMS["U8"], b"\x05"), strict=True).U8 == 5
     assert zp.decode(prims_field(PRIMS["I8"], b"\x05"), strict=True).I8 == 5
