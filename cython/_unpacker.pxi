@@ -750,6 +750,10 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     return finish_struct(r, sp, obj, unknown)
 
 
+cdef extern from "zp_object.h":
+    void zp_slot_set_borrowed "zp_slot_set"(object obj, Py_ssize_t offset, PyObject *value) noexcept
+
+
 cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict unknown, bint complete,
                                 bint holds_gc):
     """A BUILD_SLOTS instance: absent fields get their zero value (none when every field
@@ -761,6 +765,9 @@ cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict u
         for i in range(sp.field_count):
             fc = &sp.cfields[i]
             if zp_slot_get(partial, fc.offset) == NULL:
+                if fc.absent_zero != NULL:      # shared: no zero cost, not tracked by the collector
+                    zp_slot_set_borrowed(partial, fc.offset, fc.absent_zero)
+                    continue
                 if (<FieldPlan>fc.plan).zero_cost:
                     claim_zero(r, (<FieldPlan>fc.plan).zero_cost)
                 zero = None if fc.time_field else make_zero(<TypePlan>fc.type)
