@@ -451,6 +451,7 @@ cdef object read_fixstr_key(Reader *r):
 
 cdef extern from "zp_wire.h":
     int zp_is_ascii(const unsigned char *p, Py_ssize_t n) noexcept nogil
+    int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) noexcept nogil
 
 #: Up to this length an ASCII str is checked, then copied (two passes); longer ones
 #: go to the UTF-8 decoder (one pass, with its own ASCII fast path).
@@ -646,7 +647,7 @@ cdef FieldC *field_by_tag(StructPlan sp, const unsigned char *text, Py_ssize_t n
     cdef Py_ssize_t i, count = sp.field_count
     for i in range(count):
         fc = &sp.cmsgp_fields[(hint + i) % count]
-        if fc.tag_len == n and memcmp(fc.tag, text, n) == 0:
+        if fc.tag_len == n and zp_same_bytes(fc.tag, text, n):
             return fc
     return NULL
 
@@ -691,8 +692,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             zid = k
         elif k == 0xff:
             # the -1 entry: most often exactly this struct's name entry
-            if sp.name_entry_len <= r.end - r.pos and \
-                    memcmp(r.buf + r.pos, sp.name_entry_c, sp.name_entry_len) == 0:
+            if sp.name_entry_len <= r.end - r.pos and zp_same_bytes(r.buf + r.pos, sp.name_entry_c, sp.name_entry_len):
                 r.pos += sp.name_entry_len
             else:
                 r.pos += 1
@@ -806,8 +806,9 @@ cdef StructPlan find_plan(tuple plans, const unsigned char *name, Py_ssize_t n):
     return None
 
 
-cdef StructPlan peek_struct_plan(Reader *r):
-    """The plan named by the -1 entry of the map at r.pos (nothing consumed); None if absent or unknown.
+cdef int peek_struct_plan(Reader *r, PyObject **found) except -1:
+    """found: the plan named by the -1 entry of the map at r.pos (borrowed from r.plans;
+    nothing consumed), or NULL if absent or unknown.
 
     Only the map header and the first entry are looked at: the entry count is
     checked by read_struct, once the struct (and so the error path's root) is known."""
@@ -816,10 +817,11 @@ cdef StructPlan peek_struct_plan(Reader *r):
     cdef Py_ssize_t n
     cdef int64_t key = 0
     cdef uint64_t ukey = 0
-    cdef StructPlan sp = None
     cdef unsigned char b = r.buf[r.pos]
     cdef PyObject *item
     cdef Py_ssize_t i
+    cdef StructPlan sp
+    found[0] = NULL
     if (b & 0xf0) == 0x80:
         if b != 0x80 and r.pos + 1 < r.end and r.buf[r.pos + 1] == 0xff:
             # the common case: a fixint -1 and a plan's name entry exactly as written
@@ -828,8 +830,9 @@ cdef StructPlan peek_struct_plan(Reader *r):
                 n = (<StructPlan>item).name_entry_len
                 # the str header byte (the name's length) first: most plans differ there
                 if n <= r.end - r.pos - 1 and r.buf[r.pos + 2] == <unsigned char>(<StructPlan>item).name_entry_c[1] \
-                        and memcmp(r.buf + r.pos + 1, (<StructPlan>item).name_entry_c, n) == 0:
-                    return <StructPlan>item
+                        and zp_same_bytes(r.buf + r.pos + 1, (<StructPlan>item).name_entry_c, n):
+                    found[0] = item
+                    return 0
         n = b & 0x0f
         r.pos += 1
     else:
@@ -842,19 +845,21 @@ cdef StructPlan peek_struct_plan(Reader *r):
         n = str_length(r, r.buf[r.pos], &header)
         if n >= 0:
             sp = find_plan(<tuple>r.plans, r.buf + r.pos + header, n)
+            if sp is not None:
+                found[0] = <PyObject *>sp
     r.pos = save
-    return sp
+    return 0
 
 
 cdef object read_iface(Reader *r, TypePlan t, unsigned char b):
     """An interface-typed field: the concrete struct is named by the -1 entry."""
-    cdef StructPlan sp
+    cdef PyObject *sp
     if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
         reader_type_error(r, t.go, b)
-    sp = peek_struct_plan(r)
-    if sp is None:
+    peek_struct_plan(r, &sp)
+    if sp == NULL:
         fail_unnamed_iface(r, t)
-    return read_struct(r, sp, b)
+    return read_struct(r, <StructPlan>sp, b)
 
 
 cdef int fail_unnamed_iface(Reader *r, TypePlan t) except -1:
@@ -887,7 +892,7 @@ cdef object read_any(Reader *r):
     cdef int64_t sv = 0
     cdef uint64_t uv = 0
     cdef int family
-    cdef StructPlan sp
+    cdef PyObject *sp
     if r.pos >= r.end:
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
@@ -932,9 +937,11 @@ cdef object read_any(Reader *r):
         trail_leave(&r.trail)
         return result
     if (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
-        sp = peek_struct_plan(r)
-        if sp is not None:              # a struct of the schema, named on the wire
-            return read_struct(r, sp, b)
+        # a struct of the schema, named on the wire (not when the first key is a str)
+        if not ((b & 0xf0) == 0x80 and (b == 0x80 or r.pos + 1 < r.end and (r.buf[r.pos + 1] & 0xe0) == 0xa0)):
+            peek_struct_plan(r, &sp)
+            if sp != NULL:
+                return read_struct(r, <StructPlan>sp, b)
         n = map_count(r, b)
         result = {}
         reader_enter(r)

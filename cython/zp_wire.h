@@ -22,6 +22,32 @@ static inline int zp_is_ascii(const unsigned char *p, Py_ssize_t n) {
     return (acc & 0x8080808080808080ULL) == 0;
 }
 
+/* Whether the n bytes at a and b are equal: memcmp without its call for the short
+ * strings the decoder compares (struct name entries, map keys). Reads only a[0..n)
+ * and b[0..n). */
+static inline int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) {
+    const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
+    uint64_t x, y, x2, y2;
+    uint32_t u, v, u2, v2;
+    Py_ssize_t i;
+    if (n > 16)
+        return memcmp(p, q, (size_t)n) == 0;
+    if (n >= 8) {
+        memcpy(&x, p, 8); memcpy(&y, q, 8);
+        memcpy(&x2, p + n - 8, 8); memcpy(&y2, q + n - 8, 8);
+        return ((x ^ y) | (x2 ^ y2)) == 0;
+    }
+    if (n >= 4) {
+        memcpy(&u, p, 4); memcpy(&v, q, 4);
+        memcpy(&u2, p + n - 4, 4); memcpy(&v2, q + n - 4, 4);
+        return ((u ^ v) | (u2 ^ v2)) == 0;
+    }
+    for (i = 0; i < n; i++)
+        if (p[i] != q[i])
+            return 0;
+    return 1;
+}
+
 static inline uint16_t zp_load_u16(const unsigned char *p) {
     return (uint16_t)(((uint16_t)p[0] << 8) | p[1]);
 }
