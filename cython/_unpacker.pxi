@@ -406,13 +406,23 @@ cdef inline object read_bool(Reader *r, TypePlan t, unsigned char b):
 
 # Map keys repeat across the maps of a document and the records of a stream: short
 # ASCII keys come from a small cache (as msgspec's), whose strings already carry
-# their hash. Only touched with the GIL held; a slot is replaced when another key
-# hashes to it.
+# their hash. Only touched with the GIL held; of the two slots a key may take, the
+# older key is dropped when a third key hashes to them.
 cdef enum:
     KEY_CACHE_SIZE = 512        # a power of two
     KEY_CACHE_MAX_LENGTH = 16
 
-cdef PyObject *_key_cache[KEY_CACHE_SIZE]
+cdef struct KeyCacheEntry:
+    PyObject *key               # the str (a strong reference), or NULL
+    uint64_t lo                 # its bytes, zero-padded to 16 (zp_load_padded16)
+    uint64_t hi
+    Py_ssize_t n
+
+cdef KeyCacheEntry _key_cache[KEY_CACHE_SIZE]
+
+cdef extern from "zp_wire.h":
+    void zp_load_padded16(const unsigned char *p, Py_ssize_t n, Py_ssize_t avail, uint64_t *lo, uint64_t *hi) noexcept nogil
+    size_t zp_key_slot(uint64_t lo, uint64_t hi, Py_ssize_t n) noexcept nogil
 
 
 cdef object read_fixstr_key(Reader *r):
@@ -420,31 +430,40 @@ cdef object read_fixstr_key(Reader *r):
     cdef Py_ssize_t header = 0
     cdef Py_ssize_t n = str_length(r, r.buf[r.pos], &header)
     cdef const unsigned char *p = r.buf + r.pos + 1
-    cdef Py_ssize_t i
-    cdef uint32_t h = 2166136261u
-    cdef PyObject *cached
+    cdef uint64_t lo, hi
+    cdef KeyCacheEntry *entry
+    cdef KeyCacheEntry *other
+    cdef PyObject *old
     if n > KEY_CACHE_MAX_LENGTH:
+        key = make_str(p, n)
+        r.pos += 1 + n
+        return key
+    zp_load_padded16(p, n, r.end - r.pos - 1, &lo, &hi)
+    if (lo | hi) & 0x8080808080808080ULL:
         key = PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
         r.pos += 1 + n
         return key
-    for i in range(n):
-        if p[i] & 0x80:
-            key = PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
-            r.pos += 1 + n
-            return key
-        h = (h ^ p[i]) * 16777619u
-    h &= KEY_CACHE_SIZE - 1
-    cached = _key_cache[h]
-    if cached != NULL and PyUnicode_GET_LENGTH(<object>cached) == n \
-            and memcmp(PyUnicode_DATA(<object>cached), p, n) == 0:
+    # two slots per key (an even-odd pair): keys that hash alike do not evict each other
+    entry = &_key_cache[zp_key_slot(lo, hi, n) & (KEY_CACHE_SIZE - 2)]
+    if entry.key != NULL and entry.lo == lo and entry.hi == hi and entry.n == n:
         r.pos += 1 + n
-        return <object>cached
+        return <object>entry.key
+    other = entry + 1
+    if other.key != NULL and other.lo == lo and other.hi == hi and other.n == n:
+        r.pos += 1 + n
+        return <object>other.key
     key = PyUnicode_New(n, 127)
     memcpy(PyUnicode_DATA(key), p, n)
     hash(key)
     Py_INCREF(key)
-    _key_cache[h] = <PyObject *>key
-    Py_XDECREF(cached)
+    # the new key takes the first slot, whose key moves to the second, whose key is dropped
+    old = other.key
+    other[0] = entry[0]
+    entry.key = <PyObject *>key
+    entry.lo = lo
+    entry.hi = hi
+    entry.n = n
+    Py_XDECREF(old)
     r.pos += 1 + n
     return key
 
@@ -917,7 +936,7 @@ cdef object read_any(Reader *r):
         return _go_float32(zp_load_u32(r.buf + r.pos - 4))
     n = str_length(r, b, &header)
     if n >= 0:
-        value = PyUnicode_DecodeUTF8(<const char *>r.buf + r.pos + header, n, NULL)
+        value = make_str(r.buf + r.pos + header, n)
         r.pos += header + n
         return value
     n = bin_length(r, b, &header)

@@ -48,6 +48,42 @@ static inline int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) {
     return 1;
 }
 
+/* The n <= 16 bytes at p, zero-padded to 16, as two words in memory order (equal
+ * words and lengths: equal bytes). avail: the bytes readable from p (at least n);
+ * with 16 of them the words are loaded whole and masked. */
+static inline void zp_load_padded16(const unsigned char *p, Py_ssize_t n, Py_ssize_t avail,
+                                    uint64_t *lo, uint64_t *hi) {
+    unsigned char buf[16];
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (avail >= 16) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        if (n < 8) {
+            *lo = n ? a & (~0ULL >> (64 - 8 * n)) : 0;
+            *hi = 0;
+        } else {
+            *lo = a;
+            *hi = n == 8 ? 0 : b & (~0ULL >> (128 - 8 * n));
+        }
+        return;
+    }
+#endif
+    (void)avail;
+    memset(buf, 0, 16);
+    memcpy(buf, p, (size_t)n);
+    memcpy(lo, buf, 8);
+    memcpy(hi, buf + 8, 8);
+}
+
+/* A slot number for the key words of zp_load_padded16 (the high bits of a multiplicative hash). */
+static inline size_t zp_key_slot(uint64_t lo, uint64_t hi, Py_ssize_t n) {
+    uint64_t h = lo * 0x9E3779B97F4A7C15ULL + hi * 0xC2B2AE3D27D4EB4FULL + (uint64_t)n;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return (size_t)(h >> 32);
+}
+
 static inline uint16_t zp_load_u16(const unsigned char *p) {
     return (uint16_t)(((uint16_t)p[0] << 8) | p[1]);
 }
