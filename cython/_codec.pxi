@@ -15,10 +15,11 @@ cdef object _wrap_exception(object error_class, object exc, str path, Py_ssize_t
     return error_class(reason, path, offset)
 
 
-cdef object decode_record(Reader *r, StructPlan plan):
-    """One record at r.pos: a struct map named by its -1 entry, or by plan (not None)."""
+cdef object decode_record(Reader *r, StructPlan plan, PyObject **last_named):
+    """One record at r.pos: a struct map named by its -1 entry, or by plan (not None).
+    last_named: the codec's plan a record named last, tried first (see Codec)."""
     cdef unsigned char b
-    cdef PyObject *named
+    cdef PyObject *named = last_named[0]
     if r.pos >= r.end:
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
@@ -27,9 +28,12 @@ cdef object decode_record(Reader *r, StructPlan plan):
         reader_fail(r, r.pos, f"a record is a struct map; expected {what}, found {wire_type_name(b)}")
     if plan is not None:
         return read_root_struct(r, plan, b)
-    peek_struct_plan(r, &named)
-    if named == NULL:
-        reader_fail(r, r.pos, "the record names no struct of this schema (key -1): its type must be given")
+    if not (named != NULL and (b & 0xf0) == 0x80 and b != 0x80 and r.pos + 1 < r.end and r.buf[r.pos + 1] == 0xff
+            and names_plan(r, named)):
+        peek_struct_plan(r, &named)
+        if named == NULL:
+            reader_fail(r, r.pos, "the record names no struct of this schema (key -1): its type must be given")
+        last_named[0] = named
     return read_root_struct(r, <StructPlan>named, b)
 
 
@@ -40,10 +44,10 @@ cdef inline object read_root_struct(Reader *r, StructPlan plan, unsigned char b)
     return read_struct(r, plan, b)
 
 
-cdef object decode_body(Reader *r, StructPlan plan, int how):
+cdef object decode_body(Reader *r, StructPlan plan, int how, PyObject **last_named):
     """_run_decode's work once the input is set up (see there for how)."""
     if how == 0:
-        result = decode_record(r, plan)
+        result = decode_record(r, plan, last_named)
         if r.pos != r.end:
             reader_fail(r, r.pos, f"{r.end - r.pos} trailing bytes after the record"
                         " (a stream of records? read it with decode_all or iter_decode)")
@@ -52,10 +56,10 @@ cdef object decode_body(Reader *r, StructPlan plan, int how):
         results = []
         while r.pos < r.end:
             r.trail.root = NULL
-            results.append(decode_record(r, plan))
+            results.append(decode_record(r, plan, last_named))
         return results
     try:
-        result = decode_record(r, plan)
+        result = decode_record(r, plan, last_named)
     except _DecodeError:
         if how == 3 and r.truncated:
             return None, -1
@@ -63,7 +67,7 @@ cdef object decode_body(Reader *r, StructPlan plan, int how):
     return result, r.pos
 
 # decode_body as C sees it: its result, or NULL with the exception set
-ctypedef PyObject *(*decode_body_raw)(Reader *, StructPlan, int) noexcept
+ctypedef PyObject *(*decode_body_raw)(Reader *, StructPlan, int, PyObject **) noexcept
 
 
 cdef int pending_error() except -1:
@@ -108,6 +112,9 @@ cdef class Codec:
     cdef dict _by_class         # class -> StructPlan
     cdef tuple _plans
     cdef PyObject *_last_plan   # the plan _plan_of found last (borrowed from _plans), or NULL
+    cdef PyObject *_last_named  # the plan a decoded record named last (borrowed from _plans), or NULL:
+                                # records of one struct usually come in a row (read and written whole,
+                                # with the GIL held)
     cdef readonly Py_ssize_t max_depth
     cdef readonly Py_ssize_t zero_allowance
 
@@ -181,7 +188,7 @@ cdef class Codec:
         trail_init(&r.trail, self.max_depth)
         # The body's C result is read before Cython sees it: the exception handling
         # (wrapping foreign errors) costs nothing when the call succeeds.
-        raw = (<decode_body_raw>decode_body)(&r, plan, how)
+        raw = (<decode_body_raw>decode_body)(&r, plan, how, &self._last_named)
         if raw == NULL:
             try:
                 reraise_wrapped(&r)

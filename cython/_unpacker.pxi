@@ -825,6 +825,15 @@ cdef StructPlan find_plan(tuple plans, const unsigned char *name, Py_ssize_t n):
     return None
 
 
+cdef inline bint names_plan(Reader *r, PyObject *sp) noexcept:
+    """Whether the map at r.pos (a fixmap whose first key byte, 0xff, is in the input)
+    starts with the name entry of plan sp exactly as written."""
+    cdef Py_ssize_t n = (<StructPlan>sp).name_entry_len
+    # the str header byte (the name's length) first: most plans differ there
+    return n <= r.end - r.pos - 1 and r.buf[r.pos + 2] == <unsigned char>(<StructPlan>sp).name_entry_c[1] \
+        and zp_same_bytes(r.buf + r.pos + 1, (<StructPlan>sp).name_entry_c, n)
+
+
 cdef int peek_struct_plan(Reader *r, PyObject **found) except -1:
     """found: the plan named by the -1 entry of the map at r.pos (borrowed from r.plans;
     nothing consumed), or NULL if absent or unknown.
@@ -846,10 +855,7 @@ cdef int peek_struct_plan(Reader *r, PyObject **found) except -1:
             # the common case: a fixint -1 and a plan's name entry exactly as written
             for i in range(PyTuple_GET_SIZE(<tuple>r.plans)):
                 item = PyTuple_GET_ITEM(<tuple>r.plans, i)
-                n = (<StructPlan>item).name_entry_len
-                # the str header byte (the name's length) first: most plans differ there
-                if n <= r.end - r.pos - 1 and r.buf[r.pos + 2] == <unsigned char>(<StructPlan>item).name_entry_c[1] \
-                        and zp_same_bytes(r.buf + r.pos + 1, (<StructPlan>item).name_entry_c, n):
+                if names_plan(r, item):
                     found[0] = item
                     return 0
         n = b & 0x0f

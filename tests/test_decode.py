@@ -45,6 +45,17 @@ def test_readme_example_decodes(zp: zebrapack.Schema) -> None:
     assert type(a) is zp.types.A
 
 
+def test_records_of_different_structs_in_a_row_each_decode_as_their_own(zp: zebrapack.Schema) -> None:
+    # the codec tries the struct it decoded last first: every other record still finds its own
+    inner, tree = record("Inner", b"\x00\x07"), record("Tree")
+    for data, expected in [(A_SEED, zp.decode(A_SEED)), (inner, zp.types.Inner(X=7)), (A_SEED, zp.decode(A_SEED)),
+                           (inner, zp.types.Inner(X=7)), (tree, zp.types.Tree()), (inner, zp.types.Inner(X=7))]:
+        assert zp.decode(data) == expected
+    with pytest.raises(DecodeError, match="names no struct of this schema"):
+        zp.decode(record("Innex", b"\x00\x07"))
+    assert type(zp.decode(inner)) is zp.types.Inner
+
+
 @pytest.mark.parametrize("wrap", [bytes, bytearray, memoryview, lambda b: memoryview(bytearray(b))],
                          ids=["bytes", "bytearray", "memoryview", "memoryview-of-bytearray"])
 def test_every_buffer_type_decodes(zp: zebrapack.Schema, wrap: object) -> None:
