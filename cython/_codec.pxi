@@ -15,6 +15,85 @@ cdef object _wrap_exception(object error_class, object exc, str path, Py_ssize_t
     return error_class(reason, path, offset)
 
 
+cdef object decode_record(Reader *r, StructPlan plan, PyObject **last_named):
+    """One record at r.pos: a struct map named by its -1 entry, or by plan (not None).
+    last_named: the codec's plan a record named last, tried first (see Codec)."""
+    cdef unsigned char b
+    cdef PyObject *named = last_named[0]
+    if r.pos >= r.end:
+        reader_truncated(r, r.pos, 1)
+    b = r.buf[r.pos]
+    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+        what = plan.name if plan is not None else "a struct"
+        reader_fail(r, r.pos, f"a record is a struct map; expected {what}, found {wire_type_name(b)}")
+    if plan is not None:
+        return read_root_struct(r, plan, b)
+    if not (named != NULL and (b & 0xf0) == 0x80 and b != 0x80 and r.pos + 1 < r.end and r.buf[r.pos + 1] == 0xff
+            and names_plan(r, named)):
+        peek_struct_plan(r, &named)
+        if named == NULL:
+            reader_fail(r, r.pos, "the record names no struct of this schema (key -1): its type must be given")
+        last_named[0] = named
+    return read_root_struct(r, <StructPlan>named, b)
+
+
+cdef inline object read_root_struct(Reader *r, StructPlan plan, unsigned char b):
+    r.trail.root = <PyObject *>plan.name
+    # each record may build its own struct's zero value: an empty record decodes
+    r.zeros_left = min(r.zeros_left + plan.zero_cost, ZERO_COST_CAP * 64)
+    return read_struct(r, plan, b)
+
+
+cdef object decode_body(Reader *r, StructPlan plan, int how, PyObject **last_named):
+    """_run_decode's work once the input is set up (see there for how)."""
+    if how == 0:
+        result = decode_record(r, plan, last_named)
+        if r.pos != r.end:
+            reader_fail(r, r.pos, f"{r.end - r.pos} trailing bytes after the record"
+                        " (a stream of records? read it with decode_all or iter_decode)")
+        return result
+    if how == 1:
+        results = []
+        while r.pos < r.end:
+            r.trail.root = NULL
+            results.append(decode_record(r, plan, last_named))
+        return results
+    try:
+        result = decode_record(r, plan, last_named)
+    except _DecodeError:
+        if how == 3 and r.truncated:
+            return None, -1
+        raise
+    return result, r.pos
+
+# decode_body as C sees it: its result, or NULL with the exception set
+ctypedef PyObject *(*decode_body_raw)(Reader *, StructPlan, int, PyObject **) noexcept
+
+
+cdef int pending_error() except -1:
+    """Re-raise the exception set when a raw call returned NULL."""
+    return -1
+
+
+cdef int reraise_wrapped(Reader *r) except -1:
+    """The pending exception of a failed decode: DecodeError as it is, any other
+    Exception (from Python's own calls: UTF-8, __post_init__, memory) as a DecodeError
+    naming the path and offset."""
+    try:
+        pending_error()
+    except _DecodeError:
+        raise
+    except Exception as exc:
+        raise _wrap_exception(_DecodeError, exc, trail_path(&r.trail), r.base + r.pos) from exc
+
+
+cdef inline void decode_done(Reader *r, Py_buffer *view, bint has_view) noexcept:
+    if r.trail.depth or r.trail.entries != r.trail.inline_entries:     # an error, or a deep record
+        trail_release(&r.trail)
+    if has_view:
+        PyBuffer_Release(view)
+
+
 cdef int _mode_is_msgp(str mode) except -1:
     if mode == "zebrapack":
         return 0
@@ -33,6 +112,9 @@ cdef class Codec:
     cdef dict _by_class         # class -> StructPlan
     cdef tuple _plans
     cdef PyObject *_last_plan   # the plan _plan_of found last (borrowed from _plans), or NULL
+    cdef PyObject *_last_named  # the plan a decoded record named last (borrowed from _plans), or NULL:
+                                # records of one struct usually come in a row (read and written whole,
+                                # with the GIL held)
     cdef readonly Py_ssize_t max_depth
     cdef readonly Py_ssize_t zero_allowance
 
@@ -70,26 +152,6 @@ cdef class Codec:
 
     # -- decoding -------------------------------------------------------------
 
-    cdef object _decode_record(self, Reader *r, StructPlan plan):
-        """One record at r.pos: a struct map named by its -1 entry or by plan."""
-        cdef unsigned char b
-        cdef StructPlan named
-        if r.pos >= r.end:
-            reader_truncated(r, r.pos, 1)
-        b = r.buf[r.pos]
-        if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
-            what = plan.name if plan is not None else "a struct"
-            reader_fail(r, r.pos, f"a record is a struct map; expected {what}, found {wire_type_name(b)}")
-        if plan is None:
-            named = peek_struct_plan(r)
-            if named is None:
-                reader_fail(r, r.pos, "the record names no struct of this schema (key -1): its type must be given")
-            plan = named
-        r.trail.root = <PyObject *>plan.name
-        # each record may build its own struct's zero value: an empty record decodes
-        r.zeros_left = min(r.zeros_left + plan.zero_cost, ZERO_COST_CAP * 64)
-        return read_struct(r, plan, b)
-
     cdef object _run_decode(self, object data, object type, bint strict, Py_ssize_t start,
                             Py_ssize_t stop, Py_ssize_t base, int how):
         """Decode from data[start:stop]. how: 0 one whole record, 1 all records,
@@ -98,8 +160,9 @@ cdef class Codec:
         cdef Reader r
         cdef Py_buffer view
         cdef bint has_view = False
-        cdef StructPlan plan = self._plan_for_type(type)
+        cdef StructPlan plan = None if type is None else self._plan_for_type(type)
         cdef Py_ssize_t size
+        cdef PyObject *raw
         if PyBytes_CheckExact(data):
             r.buf = <const unsigned char *>PyBytes_AS_STRING(data)
             size = PyBytes_GET_SIZE(data)
@@ -123,34 +186,18 @@ cdef class Codec:
         r.zeros_left = self.zero_allowance
         r.plans = <PyObject *>self._plans
         trail_init(&r.trail, self.max_depth)
-        try:
-            if how == 0:
-                result = self._decode_record(&r, plan)
-                if r.pos != r.end:
-                    reader_fail(&r, r.pos, f"{r.end - r.pos} trailing bytes after the record"
-                                " (a stream of records? read it with decode_all or iter_decode)")
-                return result
-            if how == 1:
-                results = []
-                while r.pos < r.end:
-                    r.trail.root = NULL
-                    results.append(self._decode_record(&r, plan))
-                return results
+        # The body's C result is read before Cython sees it: the exception handling
+        # (wrapping foreign errors) costs nothing when the call succeeds.
+        raw = (<decode_body_raw>decode_body)(&r, plan, how, &self._last_named)
+        if raw == NULL:
             try:
-                result = self._decode_record(&r, plan)
-            except _DecodeError:
-                if how == 3 and r.truncated:
-                    return None, -1
-                raise
-            return result, r.pos
-        except _DecodeError:
-            raise
-        except Exception as exc:
-            raise _wrap_exception(_DecodeError, exc, trail_path(&r.trail), r.base + r.pos) from exc
-        finally:
-            trail_release(&r.trail)
-            if has_view:
-                PyBuffer_Release(&view)
+                reraise_wrapped(&r)
+            finally:
+                decode_done(&r, &view, has_view)
+        decode_done(&r, &view, has_view)
+        result = <object>raw
+        Py_DECREF(result)       # the body's own reference, now held by result
+        return result
 
     def decode(self, data, type=None, *, bint strict=False):
         """Decode exactly one record from ``data`` (bytes, bytearray, memoryview; not copied).

@@ -259,7 +259,44 @@ cdef inline int read_wire_int(Reader *r, unsigned char b, int64_t *sv, uint64_t 
     return INT_NONE
 
 
-cdef object read_integer(Reader *r, TypePlan t, unsigned char b):
+cdef extern from "zp_wire.h":
+    int64_t zp_load_int_family(unsigned char lead, const unsigned char *p) noexcept nogil
+    uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p) noexcept nogil
+
+
+cdef inline object read_integer(Reader *r, TypePlan t, unsigned char b):
+    """An integer of kind t at r.pos (lead byte b). In line: the encodings of t's own
+    family that fit its range, which strict reading takes too; the rest (the other
+    family, truncation, overflow) in read_integer_slow."""
+    cdef int64_t sv
+    cdef uint64_t uv
+    cdef Py_ssize_t size
+    if b <= 0x7f:                   # fits every integer kind
+        r.pos += 1
+        return PyLong_FromLongLong(b)
+    if t.is_signed:
+        if b >= 0xe0:               # a negative fixint fits every signed kind
+            r.pos += 1
+            return PyLong_FromLongLong(<int8_t>b)
+        if 0xd0 <= b <= 0xd3:
+            size = 1 << (b - 0xd0)
+            if size < r.end - r.pos:
+                sv = zp_load_int_family(b, r.buf + r.pos + 1)
+                if t.imin <= sv <= t.imax:
+                    r.pos += 1 + size
+                    return PyLong_FromLongLong(sv)
+    elif 0xcc <= b <= 0xcf:
+        size = 1 << (b - 0xcc)
+        if size < r.end - r.pos:
+            uv = zp_load_uint_family(b, r.buf + r.pos + 1)
+            if uv <= t.umax:
+                r.pos += 1 + size
+                return PyLong_FromUnsignedLongLong(uv)
+    return read_integer_slow(r, t, b)
+
+
+cdef object read_integer_slow(Reader *r, TypePlan t, unsigned char b):
+    """read_integer for every case its fast path leaves: other families, truncation, errors."""
     cdef int64_t sv = 0
     cdef uint64_t uv = 0
     cdef Py_ssize_t start = r.pos
@@ -369,13 +406,23 @@ cdef inline object read_bool(Reader *r, TypePlan t, unsigned char b):
 
 # Map keys repeat across the maps of a document and the records of a stream: short
 # ASCII keys come from a small cache (as msgspec's), whose strings already carry
-# their hash. Only touched with the GIL held; a slot is replaced when another key
-# hashes to it.
+# their hash. Only touched with the GIL held; of the two slots a key may take, the
+# older key is dropped when a third key hashes to them.
 cdef enum:
     KEY_CACHE_SIZE = 512        # a power of two
     KEY_CACHE_MAX_LENGTH = 16
 
-cdef PyObject *_key_cache[KEY_CACHE_SIZE]
+cdef struct KeyCacheEntry:
+    PyObject *key               # the str (a strong reference), or NULL
+    uint64_t lo                 # its bytes, zero-padded to 16 (zp_load_padded16)
+    uint64_t hi
+    Py_ssize_t n
+
+cdef KeyCacheEntry _key_cache[KEY_CACHE_SIZE]
+
+cdef extern from "zp_wire.h":
+    void zp_load_padded16(const unsigned char *p, Py_ssize_t n, Py_ssize_t avail, uint64_t *lo, uint64_t *hi) noexcept nogil
+    size_t zp_key_slot(uint64_t lo, uint64_t hi, Py_ssize_t n) noexcept nogil
 
 
 cdef object read_fixstr_key(Reader *r):
@@ -383,37 +430,47 @@ cdef object read_fixstr_key(Reader *r):
     cdef Py_ssize_t header = 0
     cdef Py_ssize_t n = str_length(r, r.buf[r.pos], &header)
     cdef const unsigned char *p = r.buf + r.pos + 1
-    cdef Py_ssize_t i
-    cdef uint32_t h = 2166136261u
-    cdef PyObject *cached
+    cdef uint64_t lo, hi
+    cdef KeyCacheEntry *entry
+    cdef KeyCacheEntry *other
+    cdef PyObject *old
     if n > KEY_CACHE_MAX_LENGTH:
+        key = make_str(p, n)
+        r.pos += 1 + n
+        return key
+    zp_load_padded16(p, n, r.end - r.pos - 1, &lo, &hi)
+    if (lo | hi) & 0x8080808080808080ULL:
         key = PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
         r.pos += 1 + n
         return key
-    for i in range(n):
-        if p[i] & 0x80:
-            key = PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
-            r.pos += 1 + n
-            return key
-        h = (h ^ p[i]) * 16777619u
-    h &= KEY_CACHE_SIZE - 1
-    cached = _key_cache[h]
-    if cached != NULL and PyUnicode_GET_LENGTH(<object>cached) == n \
-            and memcmp(PyUnicode_DATA(<object>cached), p, n) == 0:
+    # two slots per key (an even-odd pair): keys that hash alike do not evict each other
+    entry = &_key_cache[zp_key_slot(lo, hi, n) & (KEY_CACHE_SIZE - 2)]
+    if entry.key != NULL and entry.lo == lo and entry.hi == hi and entry.n == n:
         r.pos += 1 + n
-        return <object>cached
+        return <object>entry.key
+    other = entry + 1
+    if other.key != NULL and other.lo == lo and other.hi == hi and other.n == n:
+        r.pos += 1 + n
+        return <object>other.key
     key = PyUnicode_New(n, 127)
     memcpy(PyUnicode_DATA(key), p, n)
     hash(key)
     Py_INCREF(key)
-    _key_cache[h] = <PyObject *>key
-    Py_XDECREF(cached)
+    # the new key takes the first slot, whose key moves to the second, whose key is dropped
+    old = other.key
+    other[0] = entry[0]
+    entry.key = <PyObject *>key
+    entry.lo = lo
+    entry.hi = hi
+    entry.n = n
+    Py_XDECREF(old)
     r.pos += 1 + n
     return key
 
 
 cdef extern from "zp_wire.h":
     int zp_is_ascii(const unsigned char *p, Py_ssize_t n) noexcept nogil
+    int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) noexcept nogil
 
 #: Up to this length an ASCII str is checked, then copied (two passes); longer ones
 #: go to the UTF-8 decoder (one pass, with its own ASCII fast path).
@@ -556,10 +613,9 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
-        # A positive fixint fits every integer kind: no dispatch needed.
-        if integers and r.pos < r.end and r.buf[r.pos] <= 0x7f:
-            item = PyLong_FromLongLong(r.buf[r.pos])
-            r.pos += 1
+        # integers without read_value's dispatch (nil still reads as the zero value there)
+        if integers and r.pos < r.end and r.buf[r.pos] != 0xc0:
+            item = read_integer(r, elem, r.buf[r.pos])
         else:
             item = read_value(r, elem)
         Py_INCREF(item)
@@ -610,7 +666,7 @@ cdef FieldC *field_by_tag(StructPlan sp, const unsigned char *text, Py_ssize_t n
     cdef Py_ssize_t i, count = sp.field_count
     for i in range(count):
         fc = &sp.cmsgp_fields[(hint + i) % count]
-        if fc.tag_len == n and memcmp(fc.tag, text, n) == 0:
+        if fc.tag_len == n and zp_same_bytes(fc.tag, text, n):
             return fc
     return NULL
 
@@ -655,8 +711,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             zid = k
         elif k == 0xff:
             # the -1 entry: most often exactly this struct's name entry
-            if sp.name_entry_len <= r.end - r.pos and \
-                    memcmp(r.buf + r.pos, sp.name_entry_c, sp.name_entry_len) == 0:
+            if sp.name_entry_len <= r.end - r.pos and zp_same_bytes(r.buf + r.pos, sp.name_entry_c, sp.name_entry_len):
                 r.pos += sp.name_entry_len
             else:
                 r.pos += 1
@@ -714,6 +769,10 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     return finish_struct(r, sp, obj, unknown)
 
 
+cdef extern from "zp_object.h":
+    void zp_slot_set_borrowed "zp_slot_set"(object obj, Py_ssize_t offset, PyObject *value) noexcept
+
+
 cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict unknown, bint complete,
                                 bint holds_gc):
     """A BUILD_SLOTS instance: absent fields get their zero value (none when every field
@@ -725,6 +784,9 @@ cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict u
         for i in range(sp.field_count):
             fc = &sp.cfields[i]
             if zp_slot_get(partial, fc.offset) == NULL:
+                if fc.absent_zero != NULL:      # shared: no zero cost, not tracked by the collector
+                    zp_slot_set_borrowed(partial, fc.offset, fc.absent_zero)
+                    continue
                 if (<FieldPlan>fc.plan).zero_cost:
                     claim_zero(r, (<FieldPlan>fc.plan).zero_cost)
                 zero = None if fc.time_field else make_zero(<TypePlan>fc.type)
@@ -763,8 +825,18 @@ cdef StructPlan find_plan(tuple plans, const unsigned char *name, Py_ssize_t n):
     return None
 
 
-cdef StructPlan peek_struct_plan(Reader *r):
-    """The plan named by the -1 entry of the map at r.pos (nothing consumed); None if absent or unknown.
+cdef inline bint names_plan(Reader *r, PyObject *sp) noexcept:
+    """Whether the map at r.pos (a fixmap whose first key byte, 0xff, is in the input)
+    starts with the name entry of plan sp exactly as written."""
+    cdef Py_ssize_t n = (<StructPlan>sp).name_entry_len
+    # the str header byte (the name's length) first: most plans differ there
+    return n <= r.end - r.pos - 1 and r.buf[r.pos + 2] == <unsigned char>(<StructPlan>sp).name_entry_c[1] \
+        and zp_same_bytes(r.buf + r.pos + 1, (<StructPlan>sp).name_entry_c, n)
+
+
+cdef int peek_struct_plan(Reader *r, PyObject **found) except -1:
+    """found: the plan named by the -1 entry of the map at r.pos (borrowed from r.plans;
+    nothing consumed), or NULL if absent or unknown.
 
     Only the map header and the first entry are looked at: the entry count is
     checked by read_struct, once the struct (and so the error path's root) is known."""
@@ -773,20 +845,19 @@ cdef StructPlan peek_struct_plan(Reader *r):
     cdef Py_ssize_t n
     cdef int64_t key = 0
     cdef uint64_t ukey = 0
-    cdef StructPlan sp = None
     cdef unsigned char b = r.buf[r.pos]
     cdef PyObject *item
     cdef Py_ssize_t i
+    cdef StructPlan sp
+    found[0] = NULL
     if (b & 0xf0) == 0x80:
         if b != 0x80 and r.pos + 1 < r.end and r.buf[r.pos + 1] == 0xff:
             # the common case: a fixint -1 and a plan's name entry exactly as written
             for i in range(PyTuple_GET_SIZE(<tuple>r.plans)):
                 item = PyTuple_GET_ITEM(<tuple>r.plans, i)
-                n = (<StructPlan>item).name_entry_len
-                # the str header byte (the name's length) first: most plans differ there
-                if n <= r.end - r.pos - 1 and r.buf[r.pos + 2] == <unsigned char>(<StructPlan>item).name_entry_c[1] \
-                        and memcmp(r.buf + r.pos + 1, (<StructPlan>item).name_entry_c, n) == 0:
-                    return <StructPlan>item
+                if names_plan(r, item):
+                    found[0] = item
+                    return 0
         n = b & 0x0f
         r.pos += 1
     else:
@@ -799,19 +870,21 @@ cdef StructPlan peek_struct_plan(Reader *r):
         n = str_length(r, r.buf[r.pos], &header)
         if n >= 0:
             sp = find_plan(<tuple>r.plans, r.buf + r.pos + header, n)
+            if sp is not None:
+                found[0] = <PyObject *>sp
     r.pos = save
-    return sp
+    return 0
 
 
 cdef object read_iface(Reader *r, TypePlan t, unsigned char b):
     """An interface-typed field: the concrete struct is named by the -1 entry."""
-    cdef StructPlan sp
+    cdef PyObject *sp
     if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
         reader_type_error(r, t.go, b)
-    sp = peek_struct_plan(r)
-    if sp is None:
+    peek_struct_plan(r, &sp)
+    if sp == NULL:
         fail_unnamed_iface(r, t)
-    return read_struct(r, sp, b)
+    return read_struct(r, <StructPlan>sp, b)
 
 
 cdef int fail_unnamed_iface(Reader *r, TypePlan t) except -1:
@@ -844,7 +917,7 @@ cdef object read_any(Reader *r):
     cdef int64_t sv = 0
     cdef uint64_t uv = 0
     cdef int family
-    cdef StructPlan sp
+    cdef PyObject *sp
     if r.pos >= r.end:
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
@@ -869,7 +942,7 @@ cdef object read_any(Reader *r):
         return _go_float32(zp_load_u32(r.buf + r.pos - 4))
     n = str_length(r, b, &header)
     if n >= 0:
-        value = PyUnicode_DecodeUTF8(<const char *>r.buf + r.pos + header, n, NULL)
+        value = make_str(r.buf + r.pos + header, n)
         r.pos += header + n
         return value
     n = bin_length(r, b, &header)
@@ -889,9 +962,11 @@ cdef object read_any(Reader *r):
         trail_leave(&r.trail)
         return result
     if (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
-        sp = peek_struct_plan(r)
-        if sp is not None:              # a struct of the schema, named on the wire
-            return read_struct(r, sp, b)
+        # a struct of the schema, named on the wire (not when the first key is a str)
+        if not ((b & 0xf0) == 0x80 and (b == 0x80 or r.pos + 1 < r.end and (r.buf[r.pos + 1] & 0xe0) == 0xa0)):
+            peek_struct_plan(r, &sp)
+            if sp != NULL:
+                return read_struct(r, <StructPlan>sp, b)
         n = map_count(r, b)
         result = {}
         reader_enter(r)

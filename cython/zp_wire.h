@@ -22,6 +22,68 @@ static inline int zp_is_ascii(const unsigned char *p, Py_ssize_t n) {
     return (acc & 0x8080808080808080ULL) == 0;
 }
 
+/* Whether the n bytes at a and b are equal: memcmp without its call for the short
+ * strings the decoder compares (struct name entries, map keys). Reads only a[0..n)
+ * and b[0..n). */
+static inline int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) {
+    const unsigned char *p = (const unsigned char *)a, *q = (const unsigned char *)b;
+    uint64_t x, y, x2, y2;
+    uint32_t u, v, u2, v2;
+    Py_ssize_t i;
+    if (n > 16)
+        return memcmp(p, q, (size_t)n) == 0;
+    if (n >= 8) {
+        memcpy(&x, p, 8); memcpy(&y, q, 8);
+        memcpy(&x2, p + n - 8, 8); memcpy(&y2, q + n - 8, 8);
+        return ((x ^ y) | (x2 ^ y2)) == 0;
+    }
+    if (n >= 4) {
+        memcpy(&u, p, 4); memcpy(&v, q, 4);
+        memcpy(&u2, p + n - 4, 4); memcpy(&v2, q + n - 4, 4);
+        return ((u ^ v) | (u2 ^ v2)) == 0;
+    }
+    for (i = 0; i < n; i++)
+        if (p[i] != q[i])
+            return 0;
+    return 1;
+}
+
+/* The n <= 16 bytes at p, zero-padded to 16, as two words in memory order (equal
+ * words and lengths: equal bytes). avail: the bytes readable from p (at least n);
+ * with 16 of them the words are loaded whole and masked. */
+static inline void zp_load_padded16(const unsigned char *p, Py_ssize_t n, Py_ssize_t avail,
+                                    uint64_t *lo, uint64_t *hi) {
+    unsigned char buf[16];
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (avail >= 16) {
+        uint64_t a, b;
+        memcpy(&a, p, 8);
+        memcpy(&b, p + 8, 8);
+        if (n < 8) {
+            *lo = n ? a & (~0ULL >> (64 - 8 * n)) : 0;
+            *hi = 0;
+        } else {
+            *lo = a;
+            *hi = n == 8 ? 0 : b & (~0ULL >> (128 - 8 * n));
+        }
+        return;
+    }
+#endif
+    (void)avail;
+    memset(buf, 0, 16);
+    memcpy(buf, p, (size_t)n);
+    memcpy(lo, buf, 8);
+    memcpy(hi, buf + 8, 8);
+}
+
+/* A slot number for the key words of zp_load_padded16 (the high bits of a multiplicative hash). */
+static inline size_t zp_key_slot(uint64_t lo, uint64_t hi, Py_ssize_t n) {
+    uint64_t h = lo * 0x9E3779B97F4A7C15ULL + hi * 0xC2B2AE3D27D4EB4FULL + (uint64_t)n;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return (size_t)(h >> 32);
+}
+
 static inline uint16_t zp_load_u16(const unsigned char *p) {
     return (uint16_t)(((uint16_t)p[0] << 8) | p[1]);
 }
@@ -39,6 +101,27 @@ static inline int64_t zp_load_i64(const unsigned char *p) {
     int64_t v;
     memcpy(&v, &u, 8);
     return v;
+}
+
+/* The payload of a fixed-size integer: lead byte 0xd0..0xd3 (int8..int64,
+ * sign-extended) or 0xcc..0xcf (uint8..uint64) with its 1 << (lead & 3) bytes
+ * at p (checked by the caller). */
+static inline int64_t zp_load_int_family(unsigned char lead, const unsigned char *p) {
+    switch (lead & 3) {
+    case 0: return (int8_t)p[0];
+    case 1: return (int16_t)zp_load_u16(p);
+    case 2: return (int32_t)zp_load_u32(p);
+    default: return zp_load_i64(p);
+    }
+}
+
+static inline uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p) {
+    switch (lead & 3) {
+    case 0: return p[0];
+    case 1: return zp_load_u16(p);
+    case 2: return zp_load_u32(p);
+    default: return zp_load_u64(p);
+    }
 }
 
 static inline void zp_store_u16(unsigned char *p, uint16_t v) {

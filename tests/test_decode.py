@@ -45,6 +45,17 @@ def test_readme_example_decodes(zp: zebrapack.Schema) -> None:
     assert type(a) is zp.types.A
 
 
+def test_records_of_different_structs_in_a_row_each_decode_as_their_own(zp: zebrapack.Schema) -> None:
+    # the codec tries the struct it decoded last first: every other record still finds its own
+    inner, tree = record("Inner", b"\x00\x07"), record("Tree")
+    for data, expected in [(A_SEED, zp.decode(A_SEED)), (inner, zp.types.Inner(X=7)), (A_SEED, zp.decode(A_SEED)),
+                           (inner, zp.types.Inner(X=7)), (tree, zp.types.Tree()), (inner, zp.types.Inner(X=7))]:
+        assert zp.decode(data) == expected
+    with pytest.raises(DecodeError, match="names no struct of this schema"):
+        zp.decode(record("Innex", b"\x00\x07"))
+    assert type(zp.decode(inner)) is zp.types.Inner
+
+
 @pytest.mark.parametrize("wrap", [bytes, bytearray, memoryview, lambda b: memoryview(bytearray(b))],
                          ids=["bytes", "bytearray", "memoryview", "memoryview-of-bytearray"])
 def test_every_buffer_type_decodes(zp: zebrapack.Schema, wrap: object) -> None:
@@ -231,6 +242,23 @@ def test_strict_accepts_what_go_writes(zp: zebrapack.Schema) -> None:
     for case in ("A_seed", "A_negative", "Prims_max", "Prims_min", "Prims_boundary_a", "Prims_boundary_b"):
         data = (VECTORS / "zp" / f"{case}.zpk").read_bytes()
         same(zp.decode(data, strict=True), zp.decode(data))
+
+
+def test_integer_list_items_read_as_integer_fields_do(zp: zebrapack.Schema) -> None:
+    # Compound.Ints []int64, Matrix [][]int32: items of every encoding, each error at its index
+    items = b"\x05\xe0\xd0\x80\xd1\x01\x2c\xd2\xff\xfe\xee\x90\xd3" + (-2**63).to_bytes(8, "big", signed=True)
+    ints = [5, -32, -128, 300, -70000, -2**63]
+    assert zp.decode(record("Compound", b"\x01\x96" + items)).Ints == ints
+    assert zp.decode(record("Compound", b"\x01\x93\xcc\xc8\xc0\xcd\x01\x00")).Ints == [200, 0, 256]
+    with pytest.raises(DecodeError, match="strict: wrong integer family") as caught:
+        zp.decode(record("Compound", b"\x01\x92\x01\xcc\xc8"), strict=True)
+    assert (caught.value.path, caught.value.offset) == ("Compound.Ints[1]", 14)
+    with pytest.raises(DecodeError, match="2147483648 overflows int32") as caught:
+        zp.decode(record("Compound", b"\x0c\x91\x92\x07\xd3" + (2**31).to_bytes(8, "big")))
+    assert (caught.value.path, caught.value.offset) == ("Compound.Matrix[0][1]", 15)
+    with pytest.raises(DecodeError, match="input ends inside a value: 5 bytes needed, 3 left") as caught:
+        zp.decode(record("Compound", b"\x01\x92\x01\xd2\x00\x01"))
+    assert (caught.value.path, caught.value.offset) == ("Compound.Ints[1]", 14)
 
 
 def test_positive_fixint_fits_both_families_even_when_strict(zp: zebrapack.Schema) -> None:
