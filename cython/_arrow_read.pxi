@@ -1175,6 +1175,12 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef uint64_t visit
     cdef Col *item
     cdef int rc
+    cdef PathStep *step
+    # The cursor lives in locals: after every store through a pointer the compiler
+    # must reload whatever lives behind d (no strict aliasing), so d.pos is written
+    # only before a call that reads or advances it, and read back after.
+    cdef const unsigned char *buf = d.buf
+    cdef int64_t pos, end = d.end
     if n == -2:
         return -1
     if n == -1:
@@ -1182,24 +1188,29 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         return dec_fail(d, d.pos)
     if dec_enter(d) < 0:
         return -1
+    step = &d.steps[d.depth]
     c.visit += 1
     visit = c.visit
+    pos = d.pos
     for i in range(n):
-        if d.pos >= d.end:
-            return dec_truncated(d, d.pos, 2 * (n - i))
-        k = d.buf[d.pos]
+        if pos >= end:
+            d.pos = pos
+            return dec_truncated(d, pos, 2 * (n - i))
+        k = buf[pos]
         child = -1
         if k <= 0x7f:
-            d.pos += 1
+            pos += 1
             zid = k
             if k < c.zid_limit:
                 child = c.by_zid[k]
-        elif k == 0xff:
-            d.pos += 1
-            if check_name_entry(d, c) < 0:
-                return -1
-            continue
         else:
+            d.pos = pos
+            if k == 0xff:
+                d.pos += 1
+                if check_name_entry(d, c) < 0:
+                    return -1
+                pos = d.pos
+                continue
             klen = dec_str_length(d, k, &header)
             if klen == -2:
                 return -1
@@ -1220,39 +1231,47 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 if zid == -1:
                     if check_name_entry(d, c) < 0:
                         return -1
+                    pos = d.pos
                     continue
                 if 0 <= zid < c.zid_limit:
                     child = c.by_zid[zid]
+            pos = d.pos
         if child < 0:                   # unknown zid or tag, Skip field, or not chosen
-            d.steps[d.depth].kind = P_ZID   # (a key cut short after it is named by this one)
-            d.steps[d.depth].index = zid
-            if d.pos < d.end:
-                klen = zp_skip_scalar_size(d.buf + d.pos, d.end - d.pos)
+            step.kind = P_ZID           # (a key cut short after it is named by this one)
+            step.index = zid
+            if pos < end:
+                klen = zp_skip_scalar_size(buf + pos, end - pos)
                 if klen:                # the common case, without dec_skip's call
-                    d.pos += klen
+                    pos += klen
                     continue
+            d.pos = pos
             if dec_skip(d, False) < 0:
                 return -1
+            pos = d.pos
             continue
         item = c.children[child]
-        d.steps[d.depth].kind = P_FIELD
-        d.steps[d.depth].name = item.name
+        step.kind = P_FIELD
+        step.name = item.name
         if c.seen[child] == visit:      # a field given twice: the last one counts, as in decode
             col_truncate(item, item.length - 1)
         c.seen[child] = visit
-        if d.pos < d.end:
-            rc = read_common(d, item, d.buf[d.pos])
+        d.pos = pos
+        if pos < end:
+            rc = read_common(d, item, buf[pos])
             if rc == 0:
+                pos = d.pos
                 continue
             if rc < 0:
                 return -1
         if read_into(d, item) < 0:
             return -1
+        pos = d.pos
+    d.pos = pos
     for child in range(c.n_children):
         if c.seen[child] != visit:
             item = c.children[child]
-            d.steps[d.depth].kind = P_FIELD
-            d.steps[d.depth].name = item.name
+            step.kind = P_FIELD
+            step.name = item.name
             if col_fill(d, item, item.nullable, False) < 0:
                 return -1
     d.depth -= 1
