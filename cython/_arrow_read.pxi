@@ -119,8 +119,7 @@ cdef struct Dec:
     int64_t depth
     int64_t max_depth
     PathStep *steps         # max_depth + 2 entries
-    int64_t *skip_left      # dec_skip's stack: values left at each level (max_depth + 2)
-    int64_t *skip_total     # and their count, negative for maps
+    zp_skip_level *skip_levels  # dec_skip's stack, by depth (max_depth + 2)
     const char *root
     char **struct_names     # the schema's structs (named interfaces)
     Col **scratch           # a column tree per struct, to check values kept as bytes
@@ -483,169 +482,120 @@ cdef inline int dec_wire_int(Dec *d, unsigned char b, int64_t *sv, uint64_t *uv)
 
 # -- skipping -----------------------------------------------------------------------
 
-cdef inline int64_t scalar_size(const unsigned char *p, int64_t left) noexcept nogil:
-    """The size of the scalar, str, bin or ext at p when it lies whole in the ``left``
-    bytes, else 0 (containers, 0xc1, a value cut short: dec_skip's cases). Skipping
-    it so accepts exactly what dec_skip(d, False) accepts."""
-    cdef unsigned char b = p[0]
-    cdef int64_t n
-    if b <= 0x7f or b >= 0xe0 or b == 0xc0 or b == 0xc2 or b == 0xc3:
-        return 1
-    if (b & 0xe0) == 0xa0:
-        n = 1 + (b & 0x1f)
-    elif b == 0xcb or b == 0xcf or b == 0xd3:
-        n = 9
-    elif b == 0xca or b == 0xce or b == 0xd2:
-        n = 5
-    elif b == 0xcc or b == 0xd0:
-        n = 2
-    elif b == 0xcd or b == 0xd1:
-        n = 3
-    elif 0xd4 <= b <= 0xd8:             # fixext 1, 2, 4, 8, 16
-        n = 2 + (1 << (b - 0xd4))
-    elif b == 0xd9 or b == 0xc4:        # str 8, bin 8
-        if left < 2:
-            return 0
-        n = 2 + p[1]
-    elif b == 0xc7:                     # ext 8 (time.Time)
-        if left < 2:
-            return 0
-        n = 3 + p[1]
-    else:
-        return 0
-    return n if n <= left else 0
-
-
 cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
-    """Step over one value, iteratively, nested at most max_depth deep (as skip_value).
+    """Step over one value (zp_skip.h), nested at most max_depth deep (as skip_value).
     ``validate``: check it as decode reads an interface{} value (UTF-8 in strs;
     strict: map keys str/bin/nil and Go's ext shapes; keys Python can hash; a map
     naming a struct of the schema is read as that struct)."""
-    cdef unsigned char b
-    cdef int64_t n, header = 0, bad
-    cdef int64_t start_depth = d.depth
-    # Each level's counts live at its depth: a struct validated inside (which may
-    # skip values in turn) only uses deeper entries.
-    cdef int64_t *left = d.skip_left + start_depth
-    cdef int64_t *total = d.skip_total + start_depth
-    cdef int64_t level = 0, index, named, key_at = -1
-    cdef int rc = 0
-    left[0] = 1
-    while True:
-        if left[level] == 0:
-            if level == 0:
-                break
-            level -= 1
-            d.depth -= 1
-            continue
-        left[level] -= 1
+    cdef zp_skipper s
+    cdef int64_t start_depth = d.depth, level, index, key_at = -1
+    cdef int rc
+    # Each level lives at its depth: a struct validated inside (which may skip
+    # values in turn) only uses deeper entries.
+    zp_skip_init(&s, d.buf, d.pos, d.end, d.skip_levels + start_depth, d.max_depth + 2 - start_depth,
+                 d.max_depth - start_depth, INT64_MAX)
+    if not validate:
+        rc = zp_skip(&s)
+        d.pos = s.pos
+        if rc == ZP_SKIP_DONE:
+            return 0
+        for level in range(1, s.level + 1):
+            d.steps[start_depth + level].kind = P_INDEX
+            d.steps[start_depth + level].index = zp_skip_index(&s, level) >> zp_skip_is_map(&s, level)
+        d.depth = start_depth + s.level
+        return dec_skip_failed(d, &s, rc)
+    while zp_skip_next(&s):
+        d.depth = start_depth + s.level
+        d.pos = s.pos
         index = -1
-        if level > 0:
-            d.steps[d.depth].kind = P_INDEX
-            if total[level] < 0:    # a map: keys and values alternate
-                index = -total[level] - left[level] - 1
-                if validate:        # decode's path: [<key>] while a key is read, then [repr(key)]
-                    d.steps[d.depth].kind = P_KEY
-                    if index & 1:
-                        d.steps[d.depth].index = key_at
-                    else:
-                        d.steps[d.depth].index = -1
-                        key_at = d.pos      # keys are scalars: the next value at this level is its value
+        if s.level > 0:
+            index = zp_skip_index(&s, s.level)
+            if zp_skip_is_map(&s, s.level):     # decode's path: [<key>] while a key is read, then [repr(key)]
+                d.steps[d.depth].kind = P_KEY
+                if index & 1:
+                    d.steps[d.depth].index = key_at
                 else:
-                    d.steps[d.depth].index = index >> 1
+                    d.steps[d.depth].index = -1
+                    key_at = d.pos      # keys are scalars: the next value at this level is its value
             else:
-                d.steps[d.depth].index = total[level] - left[level] - 1
-        if d.pos >= d.end:
-            rc = dec_truncated(d, d.pos, 1)
-            break
-        b = d.buf[d.pos]
-        if validate and index >= 0 and (index & 1) == 0:
-            # a map key inside interface{}
-            if d.strict and not ((b & 0xe0) == 0xa0 or 0xd9 <= b <= 0xdb or 0xc4 <= b <= 0xc6 or b == 0xc0):
-                snprintf(d.message, MESSAGE_SIZE, "a map inside interface{} is a map[string]interface{} to Go: "
-                         "its keys are str, found %s (strict)", lead_name(b))
-                rc = dec_fail(d, d.pos)
-                break
-            if (b & 0xf0) == 0x90 or b == 0xdc or b == 0xdd or (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
-                snprintf(d.message, MESSAGE_SIZE, "map key cannot be a Python dict key: unhashable type: '%s'",
-                         "dict" if (b & 0xf0) == 0x80 or b >= 0xde else "list")
-                rc = dec_fail(d, d.pos)
-                break
-        if b <= 0x7f or b >= 0xe0 or b == 0xc0 or b == 0xc2 or b == 0xc3:
-            d.pos += 1
-            continue
-        if 0xca <= b <= 0xd3:
-            n = 1 + _FIXED_SIZES[b - 0xca]
-            if dec_need(d, n) < 0:
-                rc = -1
-                break
-            d.pos += n
-            continue
-        n = dec_str_length(d, b, &header)
-        if n >= 0:
-            if validate:
-                bad = zp_utf8_invalid_at(d.buf + d.pos + header, n)
-                if bad >= 0:
-                    snprintf(d.message, MESSAGE_SIZE, "invalid UTF-8 in a str: byte 0x%02x at position %lld",
-                             d.buf[d.pos + header + bad], <long long>bad)
-                    rc = dec_fail(d, d.pos)
-                    break
-            d.pos += header + n
-            continue
-        if n == -1:
-            n = dec_bin_length(d, b, &header)
-        if n == -1:
-            n = dec_ext_length(d, b, &header)
-            if n >= 0 and validate and d.strict:
-                code = <int8_t>d.buf[d.pos + header - 1]
-                if (code == 3 and b != 0xd7) or (code == 4 and b != 0xd8) or (code == 5 and (b != 0xc7 or n != 12)):
-                    snprintf(d.message, MESSAGE_SIZE, "ext %d of %lld bytes in a %s: Go reads ext %d as %s only (strict)",
-                             code, <long long>n, lead_name(b), code,
-                             "complex64 (fixext8)" if code == 3 else
-                             "complex128 (fixext16)" if code == 4 else "time.Time (ext8, 12 bytes)")
-                    rc = dec_fail(d, d.pos)
-                    break
-        if n >= 0:
-            d.pos += header + n
-            continue
-        if n == -2:
-            rc = -1
-            break
-        if validate and ((b & 0xf0) == 0x80 or b == 0xde or b == 0xdf):
-            named = schema_struct_at(d)
-            if named >= 0:
-                if validate_struct(d, named, b) < 0:
-                    rc = -1
-                    break
+                d.steps[d.depth].kind = P_INDEX
+                d.steps[d.depth].index = index
+                index = -1
+        if d.pos < d.end:
+            rc = dec_check_any(d, d.buf[d.pos], index)
+            if rc < 0:
+                return -1
+            if rc > 0:                  # stepped over by the check
+                s.pos = d.pos
                 continue
-        n = dec_array_count(d, b)
-        if n == -1:
-            n = dec_map_count(d, b)
-            if n >= 0:
-                n *= 2
-                if dec_enter(d) < 0:
-                    rc = -1
-                    break
-                level += 1
-                left[level] = n
-                total[level] = -n
-                continue
-        elif n >= 0:
-            if dec_enter(d) < 0:
-                rc = -1
-                break
-            level += 1
-            left[level] = total[level] = n
-            continue
+        rc = zp_skip_one(&s)
+        if rc != ZP_SKIP_DONE:
+            d.pos = s.pos
+            return dec_skip_failed(d, &s, rc)
+    d.depth = start_depth
+    d.pos = s.pos
+    return 0
+
+
+cdef int dec_check_any(Dec *d, unsigned char b, int64_t index) noexcept nogil:
+    """The checks of dec_skip(d, True) on the value at d.pos (``index``: its position
+    in a map, keys even, else -1): -1 failed, 1 read whole (d.pos after it), 0 left
+    to the skipper."""
+    cdef int64_t n, header = 0, bad, named
+    cdef int8_t code
+    if index >= 0 and (index & 1) == 0:
+        # a map key inside interface{}
+        if d.strict and not ((b & 0xe0) == 0xa0 or 0xd9 <= b <= 0xdb or 0xc4 <= b <= 0xc6 or b == 0xc0):
+            snprintf(d.message, MESSAGE_SIZE, "a map inside interface{} is a map[string]interface{} to Go: "
+                     "its keys are str, found %s (strict)", lead_name(b))
+            return dec_fail(d, d.pos)
+        if (b & 0xf0) == 0x90 or b == 0xdc or b == 0xdd or (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
+            snprintf(d.message, MESSAGE_SIZE, "map key cannot be a Python dict key: unhashable type: '%s'",
+                     "dict" if (b & 0xf0) == 0x80 or b >= 0xde else "list")
+            return dec_fail(d, d.pos)
+    n = dec_str_length(d, b, &header)
+    if n >= 0:
+        bad = zp_utf8_invalid_at(d.buf + d.pos + header, n)
+        if bad >= 0:
+            snprintf(d.message, MESSAGE_SIZE, "invalid UTF-8 in a str: byte 0x%02x at position %lld",
+                     d.buf[d.pos + header + bad], <long long>bad)
+            return dec_fail(d, d.pos)
+        d.pos += header + n
+        return 1
+    if n == -2:
+        return -1
+    if d.strict:
+        n = dec_ext_length(d, b, &header)
         if n == -2:
-            rc = -1
-            break
+            return -1
+        if n >= 0:
+            code = <int8_t>d.buf[d.pos + header - 1]
+            if (code == 3 and b != 0xd7) or (code == 4 and b != 0xd8) or (code == 5 and (b != 0xc7 or n != 12)):
+                snprintf(d.message, MESSAGE_SIZE, "ext %d of %lld bytes in a %s: Go reads ext %d as %s only (strict)",
+                         code, <long long>n, lead_name(b), code,
+                         "complex64 (fixext8)" if code == 3 else
+                         "complex128 (fixext16)" if code == 4 else "time.Time (ext8, 12 bytes)")
+                return dec_fail(d, d.pos)
+            d.pos += header + n
+            return 1
+    if (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
+        named = schema_struct_at(d)
+        if named >= 0:
+            return -1 if validate_struct(d, named, b) < 0 else 1
+    return 0
+
+
+cdef int dec_skip_failed(Dec *d, zp_skipper *s, int rc) noexcept nogil:
+    """A failed skip's error (d.depth and the steps name where)."""
+    if rc == ZP_SKIP_TRUNCATED:
+        return dec_truncated(d, s.at, s.needed)
+    if rc == ZP_SKIP_NEVER_USED:
         snprintf(d.message, MESSAGE_SIZE, "0xc1 is never used in msgpack")
-        rc = dec_fail(d, d.pos)
-        break
-    if rc == 0:
-        d.depth = start_depth
-    return rc
+    elif rc == ZP_SKIP_TOO_DEEP:
+        snprintf(d.message, MESSAGE_SIZE, "nesting deeper than max_depth=%lld", <long long>d.max_depth)
+    else:                               # the stack is the reader's, for max_depth levels: never grown
+        snprintf(d.message, MESSAGE_SIZE, "internal: skipping failed (%d)", rc)
+    return dec_fail(d, s.at)
 
 
 # -- appending ----------------------------------------------------------------------
@@ -1225,6 +1175,12 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef uint64_t visit
     cdef Col *item
     cdef int rc
+    cdef PathStep *step
+    # The cursor lives in locals: after every store through a pointer the compiler
+    # must reload whatever lives behind d (no strict aliasing), so d.pos is written
+    # only before a call that reads or advances it, and read back after.
+    cdef const unsigned char *buf = d.buf
+    cdef int64_t pos, end = d.end
     if n == -2:
         return -1
     if n == -1:
@@ -1232,24 +1188,29 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         return dec_fail(d, d.pos)
     if dec_enter(d) < 0:
         return -1
+    step = &d.steps[d.depth]
     c.visit += 1
     visit = c.visit
+    pos = d.pos
     for i in range(n):
-        if d.pos >= d.end:
-            return dec_truncated(d, d.pos, 2 * (n - i))
-        k = d.buf[d.pos]
+        if pos >= end:
+            d.pos = pos
+            return dec_truncated(d, pos, 2 * (n - i))
+        k = buf[pos]
         child = -1
         if k <= 0x7f:
-            d.pos += 1
+            pos += 1
             zid = k
             if k < c.zid_limit:
                 child = c.by_zid[k]
-        elif k == 0xff:
-            d.pos += 1
-            if check_name_entry(d, c) < 0:
-                return -1
-            continue
         else:
+            d.pos = pos
+            if k == 0xff:
+                d.pos += 1
+                if check_name_entry(d, c) < 0:
+                    return -1
+                pos = d.pos
+                continue
             klen = dec_str_length(d, k, &header)
             if klen == -2:
                 return -1
@@ -1270,39 +1231,47 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 if zid == -1:
                     if check_name_entry(d, c) < 0:
                         return -1
+                    pos = d.pos
                     continue
                 if 0 <= zid < c.zid_limit:
                     child = c.by_zid[zid]
+            pos = d.pos
         if child < 0:                   # unknown zid or tag, Skip field, or not chosen
-            d.steps[d.depth].kind = P_ZID   # (a key cut short after it is named by this one)
-            d.steps[d.depth].index = zid
-            if d.pos < d.end:
-                klen = scalar_size(d.buf + d.pos, d.end - d.pos)
+            step.kind = P_ZID           # (a key cut short after it is named by this one)
+            step.index = zid
+            if pos < end:
+                klen = zp_skip_scalar_size(buf + pos, end - pos)
                 if klen:                # the common case, without dec_skip's call
-                    d.pos += klen
+                    pos += klen
                     continue
+            d.pos = pos
             if dec_skip(d, False) < 0:
                 return -1
+            pos = d.pos
             continue
         item = c.children[child]
-        d.steps[d.depth].kind = P_FIELD
-        d.steps[d.depth].name = item.name
+        step.kind = P_FIELD
+        step.name = item.name
         if c.seen[child] == visit:      # a field given twice: the last one counts, as in decode
             col_truncate(item, item.length - 1)
         c.seen[child] = visit
-        if d.pos < d.end:
-            rc = read_common(d, item, d.buf[d.pos])
+        d.pos = pos
+        if pos < end:
+            rc = read_common(d, item, buf[pos])
             if rc == 0:
+                pos = d.pos
                 continue
             if rc < 0:
                 return -1
         if read_into(d, item) < 0:
             return -1
+        pos = d.pos
+    d.pos = pos
     for child in range(c.n_children):
         if c.seen[child] != visit:
             item = c.children[child]
-            d.steps[d.depth].kind = P_FIELD
-            d.steps[d.depth].name = item.name
+            step.kind = P_FIELD
+            step.name = item.name
             if col_fill(d, item, item.nullable, False) < 0:
                 return -1
     d.depth -= 1

@@ -478,8 +478,7 @@ cdef void zs_free(ZStream *z) noexcept nogil:
         fclose(z.fp)
     col_free(z.root)
     free(z.d.steps)
-    free(z.d.skip_left)
-    free(z.d.skip_total)
+    free(z.d.skip_levels)
     if z.d.struct_names != NULL:
         for i in range(z.d.n_struct_names):
             free(z.d.struct_names[i])
@@ -628,12 +627,11 @@ cdef class ArrowRecordReader:
         self.z.d.time_us = time_us
         self.z.d.max_depth = cd.max_depth
         self.z.d.steps = <PathStep *>calloc(cd.max_depth + 2, sizeof(PathStep))
-        self.z.d.skip_left = <int64_t *>calloc(cd.max_depth + 2, sizeof(int64_t))
-        self.z.d.skip_total = <int64_t *>calloc(cd.max_depth + 2, sizeof(int64_t))
+        self.z.d.skip_levels = <zp_skip_level *>calloc(cd.max_depth + 2, sizeof(zp_skip_level))
         names = [name.encode("utf-8") for name in cd._by_name]
         self.z.d.struct_names = <char **>calloc(max(len(names), 1), sizeof(char *))
         self.z.d.struct_name_lens = <int64_t *>calloc(max(len(names), 1), sizeof(int64_t))
-        if self.z.d.steps == NULL or self.z.d.skip_left == NULL or self.z.d.skip_total == NULL \
+        if self.z.d.steps == NULL or self.z.d.skip_levels == NULL \
                 or self.z.d.struct_names == NULL or self.z.d.struct_name_lens == NULL:
             raise MemoryError()
         self.z.d.n_struct_names = len(names)

@@ -11,6 +11,8 @@ One extension built from these parts (msgpack-python's layout):
   fields by zid, kinds, nested plans, slot offsets).
 - ``_trail.pxi``: where the codec is in the value tree, for error paths and the
   depth limit.
+- ``zp_skip.h``, ``_skip.pxi``: stepping over a value (unknown fields), for the
+  decoder and the columnar reader alike.
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
@@ -162,6 +164,7 @@ cdef object _EncodeError = EncodeError
 include "_plan.pxi"
 include "_record.pxi"
 include "_trail.pxi"
+include "_skip.pxi"
 include "_unpacker.pxi"
 include "_packer.pxi"
 include "_codec.pxi"

@@ -1059,49 +1059,54 @@ cdef int fail_any_ext(Reader *r, int code, Py_ssize_t n) except -1:
 # -- skipping ---------------------------------------------------------------------
 
 cdef int skip_value(Reader *r) except -1:
-    """Step over one value of any type (unknown fields), bounded as decoding is."""
-    cdef unsigned char b
-    cdef Py_ssize_t n, i, header = 0
-    if r.pos >= r.end:
-        reader_truncated(r, r.pos, 1)
-    b = r.buf[r.pos]
-    if b <= 0x7f or b >= 0xe0 or b == 0xc0 or b == 0xc2 or b == 0xc3:
-        r.pos += 1
-        return 0
-    if 0xca <= b <= 0xd3:               # float32/64, uint8-64, int8-64
-        n = 1 + (_FIXED_SIZES[b - 0xca])
-        need(r, n)
-        r.pos += n
-        return 0
-    n = str_length(r, b, &header)
-    if n < 0:
-        n = bin_length(r, b, &header)
-    if n < 0:
-        n = ext_length(r, b, &header)
-    if n >= 0:
-        r.pos += header + n
-        return 0
-    n = array_count(r, b)
-    if n >= 0:
-        reader_enter(r)
-        for i in range(n):
-            trail_index(&r.trail, i)
-            skip_value(r)
-        trail_leave(&r.trail)
-        return 0
-    n = map_count(r, b)
-    if n >= 0:
-        reader_enter(r)
-        for i in range(2 * n):
-            trail_index(&r.trail, i // 2)
-            skip_value(r)
-        trail_leave(&r.trail)
-        return 0
-    return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
+    """Step over one value of any type (unknown fields), bounded as decoding is (zp_skip.h)."""
+    cdef Py_ssize_t size
+    if r.pos < r.end:
+        size = zp_skip_scalar_size(r.buf + r.pos, r.end - r.pos)
+        if size:
+            r.pos += size
+            return 0
+    return _skip_nested(r)
 
-# Payload sizes of the fixed-size lead bytes 0xca..0xd3.
-cdef Py_ssize_t _FIXED_SIZES[10]
-_FIXED_SIZES[:] = [4, 8, 1, 2, 4, 8, 1, 2, 4, 8]
+
+cdef int skip_nested(Reader *r) except -1:
+    cdef zp_skipper s
+    cdef zp_skip_level levels[ZP_SKIP_INLINE]
+    cdef int rc
+    zp_skip_init(&s, r.buf, r.pos, r.end, levels, ZP_SKIP_INLINE, r.trail.max_depth - r.trail.depth, r.values_left)
+    rc = zp_skip(&s)
+    r.pos = s.pos
+    r.values_left = s.values_left
+    if rc != ZP_SKIP_DONE:
+        skip_failed(r, &s, rc)
+    zp_skip_release(&s)
+    return 0
+
+# Called through a pointer: kept out of line, skip_value's fast path stays small.
+cdef int (*_skip_nested)(Reader *) except -1
+_skip_nested = skip_nested
+
+
+cdef int skip_failed(Reader *r, zp_skipper *s, int rc) except -1:
+    """Raise the DecodeError of a failed skip, its path going through the skipped levels."""
+    cdef Py_ssize_t depth = r.trail.depth + s.level, level
+    path = [trail_path(&r.trail)]
+    for level in range(1, s.level + 1):
+        path.append(f"[{zp_skip_index(s, level) >> zp_skip_is_map(s, level)}]")
+    zp_skip_release(s)
+    if rc == ZP_SKIP_TRUNCATED:
+        r.truncated = True
+        message = f"input ends inside a value: {s.needed} bytes needed, {r.end - s.at} left"
+    elif rc == ZP_SKIP_NEVER_USED:
+        message = "0xc1 is never used in msgpack"
+    elif rc == ZP_SKIP_TOO_MANY:
+        r.truncated = True
+        message = "the headers claim more values than the input has bytes"
+    elif rc == ZP_SKIP_TOO_DEEP:
+        message = f"nesting deeper than max_depth={r.trail.max_depth}"
+    else:
+        message = f"out of memory for the field path at {depth} levels"
+    raise _DecodeError(message, "".join(path), r.base + s.at)
 
 
 # -- values -----------------------------------------------------------------------
