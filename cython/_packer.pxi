@@ -691,6 +691,119 @@ cdef inline bint is_plain_zero(FieldC *fc, PyObject *value) noexcept:
     return False
 
 
+cdef enum:
+    FIELD_OMITTED = 0
+    FIELD_WRITTEN = 1
+    FIELD_GENERAL = 2       # not an exact built-in value of the field's type: write_value decides
+
+
+cdef inline unsigned char *put_field_key(Writer *w, FieldC *fc) noexcept:
+    """The field's key at w.pos (room already ensured); returns the position after it.
+    w.pos is not moved: the caller moves it past the value."""
+    cdef unsigned char *p = w.data + w.pos
+    if fc.wkey_len == 1:                    # a fixint zid: no memcpy call
+        p[0] = <unsigned char>fc.wkey[0]
+        return p + 1
+    memcpy(p, fc.wkey, fc.wkey_len)
+    return p + fc.wkey_len
+
+
+cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint omit) except -1:
+    """A field whose value is an exact built-in of its type (FieldC.inline_kind): its key
+    and value under one capacity check, or left out when it is the zero and omit asks
+    so (the same zeros as is_plain_zero: 0, +0.0 but not -0.0 or NaN, "", False). No
+    Python code runs and nothing can fail but memory. FIELD_GENERAL for anything else."""
+    cdef PyTypeObject *tp = Py_TYPE(<object>slot)
+    cdef int inline_kind = fc.inline_kind
+    cdef long long sv
+    cdef int overflow = 0
+    cdef double d
+    cdef Py_ssize_t n = 0
+    cdef unsigned char *p
+    if inline_kind == INLINE_SIGNED or inline_kind == INLINE_UNSIGNED:
+        if tp != &PyLong_Type:
+            return FIELD_GENERAL
+        if not zp_small_long(<object>slot, &sv):
+            sv = PyLong_AsLongLongAndOverflow(<object>slot, &overflow)
+            if overflow != 0:
+                return FIELD_GENERAL
+        if sv == 0 and omit:
+            return FIELD_OMITTED
+        if inline_kind == INLINE_SIGNED:
+            if sv < fc.imin or sv > fc.imax:
+                return FIELD_GENERAL
+        elif sv < 0 or <uint64_t>sv > fc.umax:
+            return FIELD_GENERAL
+        trail_field(&w.trail, fc.plan)
+        ensure(w, fc.wkey_len + 9)
+        p = put_field_key(w, fc)
+        if inline_kind == INLINE_SIGNED:
+            p += store_signed(p, sv)
+        else:
+            p += store_unsigned(p, <uint64_t>sv)
+    elif inline_kind == INLINE_F64:
+        if tp != &PyFloat_Type:
+            return FIELD_GENERAL
+        d = PyFloat_AS_DOUBLE(<object>slot)
+        if omit and d == 0.0 and not signbit(d):    # -0.0 is written: only +0.0 is empty
+            return FIELD_OMITTED
+        trail_field(&w.trail, fc.plan)
+        ensure(w, fc.wkey_len + 9)
+        p = put_field_key(w, fc)
+        p[0] = 0xcb
+        zp_store_u64(p + 1, zp_double_bits(d))
+        p += 9
+    elif inline_kind == INLINE_ASCII:
+        if tp != &PyUnicode_Type or not PyUnicode_IS_COMPACT_ASCII(<object>slot):
+            return FIELD_GENERAL
+        n = PyUnicode_GET_LENGTH(<object>slot)
+        if n == 0 and omit:
+            return FIELD_OMITTED
+        if n > 0xffffffff:                  # write_str raises msgpack's limit
+            return FIELD_GENERAL
+        trail_field(&w.trail, fc.plan)
+        ensure(w, fc.wkey_len + 5 + n)
+        p = put_field_key(w, fc)
+        if n <= 31:
+            p[0] = 0xa0 | <unsigned char>n
+            p += 1
+        elif n <= 0xff:
+            p[0] = 0xd9
+            p[1] = <unsigned char>n
+            p += 2
+        elif n <= 0xffff:
+            p[0] = 0xda
+            zp_store_u16(p + 1, <uint16_t>n)
+            p += 3
+        else:
+            p[0] = 0xdb
+            zp_store_u32(p + 1, <uint32_t>n)
+            p += 5
+        memcpy(p, PyUnicode_DATA(<object>slot), n)
+        p += n
+    elif inline_kind == INLINE_BOOL:
+        if <object>slot is True:
+            trail_field(&w.trail, fc.plan)
+            ensure(w, fc.wkey_len + 1)
+            p = put_field_key(w, fc)
+            p[0] = 0xc3
+            p += 1
+        elif <object>slot is False:
+            if omit:
+                return FIELD_OMITTED
+            trail_field(&w.trail, fc.plan)
+            ensure(w, fc.wkey_len + 1)
+            p = put_field_key(w, fc)
+            p[0] = 0xc2
+            p += 1
+        else:
+            return FIELD_GENERAL
+    else:
+        return FIELD_GENERAL
+    w.pos = p - w.data
+    return FIELD_WRITTEN
+
+
 cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
     """Fields in zid order (declaration order in msgp mode) under a map header
     sized for the fields actually written, as the reference writes it."""
@@ -707,11 +820,12 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         unknown = unknown_entries(w, sp, obj)
         unknown_count = len(unknown)
     header_size = map_header_size(sp.field_count + with_name + unknown_count)
-    ensure(w, header_size)
+    ensure(w, header_size + sp.name_entry_len)
     header_pos = w.pos
     w.pos += header_size
     if with_name:
-        put_raw(w, sp.name_entry_c, sp.name_entry_len)
+        memcpy(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)
+        w.pos += sp.name_entry_len
         count += 1
     writer_enter(w)
     for j in range(sp.field_count):
@@ -722,37 +836,41 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
                 next_unknown += 1
         if direct:
             slot = zp_slot_get(obj, fc.offset)
-            if slot == NULL:
-                trail_field(&w.trail, fc.plan)
-                writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
         else:
             trail_field(&w.trail, fc.plan)
             value = getattr(obj, (<FieldPlan>fc.plan).attr)
             slot = <PyObject *>value
         # slot is borrowed from obj (or held by value) until Python code may run
-        omit = fc.omitempty or omit_zeros
-        if omit and (slot == fc.zero or is_plain_zero(fc, slot)):
+        omit = omit_zeros | fc.omitempty
+        if slot == fc.zero and omit:        # fc.zero is never NULL: an unset slot is not skipped
+            continue                        # nothing can fail here: no trail entry needed
+        if slot == NULL:
+            trail_field(&w.trail, fc.plan)
+            writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
+        if fc.inline_kind != INLINE_NONE:
+            written = write_inline_field(w, fc, slot, omit)
+            if written == FIELD_WRITTEN:
+                count += 1
+                continue
+            if written == FIELD_OMITTED:
+                continue
+        if omit and is_plain_zero(fc, slot):
             continue                        # nothing can fail here: no trail entry needed
         trail_field(&w.trail, fc.plan)
         key_pos = w.pos
-        if w.msgp:
-            put_raw(w, fc.tag_key, fc.tag_key_len)
-        elif fc.zid_key_len == 1:           # a fixint zid: no memcpy call
-            put_byte(w, <unsigned char>fc.zid_key[0])
+        put_raw(w, fc.wkey, fc.wkey_len)
+        held = <object>slot                 # a strong reference: what follows may run Python code
+        if fc.time_field:
+            written = write_time(w, <TypePlan>fc.type, held, omit, True)
+        elif fc.nested != NULL and held is not None and PyObject_TypeCheck(held, (<StructPlan>fc.nested).tp):
+            # a struct or a non-nil *struct: written here, without write_value's C frame
+            # (pointer fields are how structs recurse deeply)
+            written = write_struct(w, <StructPlan>fc.nested, held, w.structnames and not w.msgp)
+        elif fc.elem != NULL and held is not None:
+            # a non-nil *T is written as T without the pointer's own C frame
+            written = write_value(w, <TypePlan>fc.elem, held, False)
         else:
-            put_raw(w, fc.zid_key, fc.zid_key_len)
-        if not fc.time_field and write_exact_scalar(w, <TypePlan>fc.type, slot):
-            written = 1                     # zeros to omit were skipped above
-        else:
-            held = <object>slot             # a strong reference: what follows may run Python code
-            if fc.time_field:
-                written = write_time(w, <TypePlan>fc.type, held, omit, True)
-            elif fc.elem != NULL and held is not None:
-                # a non-nil *T is written as T without the pointer's own C frame
-                # (pointer fields are how structs recurse deeply)
-                written = write_value(w, <TypePlan>fc.elem, held, False)
-            else:
-                written = write_value(w, <TypePlan>fc.type, held, omit)
+            written = write_value(w, <TypePlan>fc.type, held, omit)
         if written:
             count += 1
             if fc.deprecated:               # the warnings registry gives it once per call site
