@@ -697,6 +697,13 @@ cdef enum:
     FIELD_GENERAL = 2       # not an exact built-in value of the field's type: write_value decides
 
 
+cdef inline int field_room(Writer *w, Py_ssize_t n) except -1:
+    # ensure() spelled out: the compiler keeps this test inline in write_inline_field
+    if n > w.cap - w.pos:
+        return writer_grow(w, n)
+    return 0
+
+
 cdef inline unsigned char *put_field_key(Writer *w, FieldC *fc) noexcept:
     """The field's key at w.pos (room already ensured); returns the position after it.
     w.pos is not moved: the caller moves it past the value."""
@@ -735,7 +742,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
         elif sv < 0 or <uint64_t>sv > fc.umax:
             return FIELD_GENERAL
         trail_field(&w.trail, fc.plan)
-        ensure(w, fc.wkey_len + 9)
+        field_room(w, fc.wkey_len + 9)
         p = put_field_key(w, fc)
         if inline_kind == INLINE_SIGNED:
             p += store_signed(p, sv)
@@ -748,7 +755,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
         if omit and d == 0.0 and not signbit(d):    # -0.0 is written: only +0.0 is empty
             return FIELD_OMITTED
         trail_field(&w.trail, fc.plan)
-        ensure(w, fc.wkey_len + 9)
+        field_room(w, fc.wkey_len + 9)
         p = put_field_key(w, fc)
         p[0] = 0xcb
         zp_store_u64(p + 1, zp_double_bits(d))
@@ -762,7 +769,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
         if n > 0xffffffff:                  # write_str raises msgpack's limit
             return FIELD_GENERAL
         trail_field(&w.trail, fc.plan)
-        ensure(w, fc.wkey_len + 5 + n)
+        field_room(w, fc.wkey_len + 5 + n)
         p = put_field_key(w, fc)
         if n <= 31:
             p[0] = 0xa0 | <unsigned char>n
@@ -784,7 +791,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
     elif inline_kind == INLINE_BOOL:
         if <object>slot is True:
             trail_field(&w.trail, fc.plan)
-            ensure(w, fc.wkey_len + 1)
+            field_room(w, fc.wkey_len + 1)
             p = put_field_key(w, fc)
             p[0] = 0xc3
             p += 1
@@ -792,7 +799,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
             if omit:
                 return FIELD_OMITTED
             trail_field(&w.trail, fc.plan)
-            ensure(w, fc.wkey_len + 1)
+            field_room(w, fc.wkey_len + 1)
             p = put_field_key(w, fc)
             p[0] = 0xc2
             p += 1
@@ -889,6 +896,17 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         w.pos -= header_size - small
     _store_map_header(w.data + header_pos, count, small)
     return 1
+
+
+# write_struct called without Cython's check of its result, by the entry points, which
+# test it themselves: their success path then needs no try (see Codec._encode_failed).
+ctypedef int (*unchecked_struct_writer)(Writer *, StructPlan, object, bint) noexcept
+cdef unchecked_struct_writer _write_struct_unchecked = <unchecked_struct_writer>write_struct
+
+
+cdef int _raise_pending() except -1:
+    """Hands the exception already set (by a call made unchecked) to Cython's handling."""
+    return -1
 
 
 cdef list unknown_entries(Writer *w, StructPlan sp, object obj):
