@@ -70,17 +70,12 @@ cdef object decode_body(Reader *r, StructPlan plan, int how, PyObject **last_nam
 ctypedef PyObject *(*decode_body_raw)(Reader *, StructPlan, int, PyObject **) noexcept
 
 
-cdef int pending_error() except -1:
-    """Re-raise the exception set when a raw call returned NULL."""
-    return -1
-
-
 cdef int reraise_wrapped(Reader *r) except -1:
     """The pending exception of a failed decode: DecodeError as it is, any other
     Exception (from Python's own calls: UTF-8, __post_init__, memory) as a DecodeError
     naming the path and offset."""
     try:
-        pending_error()
+        _raise_pending()
     except _DecodeError:
         raise
     except Exception as exc:
@@ -94,7 +89,16 @@ cdef inline void decode_done(Reader *r, Py_buffer *view, bint has_view) noexcept
         PyBuffer_Release(view)
 
 
-cdef int _mode_is_msgp(str mode) except -1:
+cdef str _ZEBRAPACK_MODE = "zebrapack"     # the default argument's object: tested by identity first
+
+
+cdef inline int _mode_is_msgp(str mode) except -1:
+    if mode is _ZEBRAPACK_MODE:
+        return 0
+    return _mode_is_msgp_by_value(mode)
+
+
+cdef int _mode_is_msgp_by_value(str mode) except -1:
     if mode == "zebrapack":
         return 0
     if mode == "msgp":
@@ -199,6 +203,10 @@ cdef class Codec:
         Py_DECREF(result)       # the body's own reference, now held by result
         return result
 
+    # binding(False) and "clinic": as encode below (a plain method descriptor whose
+    # docstring keeps the signature for inspect.signature).
+    @cython.binding(False)
+    @cython.embedsignature.format("clinic")
     def decode(self, data, type=None, *, bint strict=False):
         """Decode exactly one record from ``data`` (bytes, bytearray, memoryview; not copied).
 
@@ -209,6 +217,8 @@ cdef class Codec:
         """
         return self._run_decode(data, type, strict, 0, -1, 0, 0)
 
+    @cython.binding(False)
+    @cython.embedsignature.format("clinic")
     def decode_all(self, data, type=None, *, bint strict=False):
         """Decode every record of a stream of concatenated records into a list."""
         return self._run_decode(data, type, strict, 0, -1, 0, 1)
@@ -221,12 +231,17 @@ cdef class Codec:
 
     # -- encoding -------------------------------------------------------------
 
-    cdef StructPlan _plan_of(self, object obj):
+    @cython.final
+    cdef inline StructPlan _plan_of(self, object obj):
         # Records of one class usually come in a row: the last plan found is tried
         # first. One pointer, read and written whole with the GIL held.
         cdef PyObject *last = self._last_plan
         if last != NULL and Py_TYPE(obj) == (<StructPlan>last).tp:
             return <StructPlan>last
+        return self._plan_of_class(obj)
+
+    @cython.final
+    cdef StructPlan _plan_of_class(self, object obj):
         plan = plan_of_instance(self._by_class, obj)
         if plan is None:
             raise _EncodeError(f"{type(obj).__name__} is not a struct type of this schema", "$", None)
@@ -234,23 +249,43 @@ cdef class Codec:
             self._last_plan = <PyObject *>plan
         return <StructPlan>plan
 
-    cdef int _run_encode(self, Writer *w, StructPlan plan, object obj, bint structnames, str mode) except -1:
-        cdef Py_ssize_t start = w.pos
+    @cython.final
+    cdef inline int _start_encode(self, Writer *w, StructPlan plan, bint structnames, str mode) except -1:
+        """The writer's mode and trail for one record of plan (raises for a bad mode)."""
+        trail_init(&w.trail, self.max_depth)
+        w.trail.root = <PyObject *>plan.name
         w.msgp = _mode_is_msgp(mode)
         w.structnames = structnames and not w.msgp
         w.by_class = <PyObject *>self._by_class
-        w.trail.root = <PyObject *>plan.name
+        return 0
+
+    cdef int _encode_failed(self, Writer *w) except -1:
+        """write_struct raised: an EncodeError or a warning goes on as it is, anything
+        else becomes an EncodeError naming the field path. Out of the success path,
+        which has no try."""
         try:
-            write_struct(w, plan, obj, w.structnames)
+            _raise_pending()
         except (_EncodeError, Warning):
             raise
         except Exception as exc:
             raise _wrap_exception(_EncodeError, exc, trail_path(&w.trail), w.pos) from exc
         finally:
             trail_release(&w.trail)
+
+    cdef int _run_encode(self, Writer *w, StructPlan plan, object obj) except -1:
+        """The record at w.pos, once _start_encode has set the writer up."""
+        cdef Py_ssize_t start = w.pos
+        if _write_struct_unchecked(w, plan, obj, w.structnames) < 0:
+            self._encode_failed(w)
+        trail_release(&w.trail)
         record_encoded_size(plan, w.pos - start)
         return 0
 
+    # binding(False): a plain method descriptor, whose calls skip the cyfunction's
+    # wrapping (about 150 instructions per call); "clinic": its docstring carries the
+    # text signature, so that inspect.signature still reads it.
+    @cython.binding(False)
+    @cython.embedsignature.format("clinic")
     def encode(self, obj, *, bint structnames=True, str mode="zebrapack"):
         """Encode one instance of a schema struct, by the declared types; returns bytes.
 
@@ -263,11 +298,11 @@ cdef class Codec:
         cdef unsigned char small[SMALL_RECORD]
         cdef StructPlan plan = self._plan_of(obj)
         cdef Py_ssize_t hint = struct_size_hint(plan)
+        self._start_encode(&w, plan, structnames, mode)
         w.out_array = NULL
         w.has_view = False
         w.pos = 0
         w.out_bytes = NULL
-        trail_init(&w.trail, self.max_depth)
         if hint <= SMALL_RECORD:
             # a small record is written on the C stack and copied once into its bytes:
             # no allocation sized by guess, no resize (writer_grow moves it to the heap)
@@ -280,16 +315,22 @@ cdef class Codec:
             w.out_bytes = <PyObject *>out
             del out
             w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
+        if _write_struct_unchecked(&w, plan, obj, w.structnames) < 0:
+            Py_XDECREF(w.out_bytes)
+            self._encode_failed(&w)
+        trail_release(&w.trail)
+        record_encoded_size(plan, w.pos)
+        if w.out_bytes == NULL:
+            return PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
         try:
-            self._run_encode(&w, plan, obj, structnames, mode)
-            if w.out_bytes == NULL:
-                return PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
             _PyBytes_Resize(&w.out_bytes, w.pos)
             result = <object>w.out_bytes
         finally:
             Py_XDECREF(w.out_bytes)
         return result
 
+    @cython.binding(False)
+    @cython.embedsignature.format("clinic")
     def encode_into(self, obj, bytearray buffer, Py_ssize_t offset=0, *, bint structnames=True,
                     str mode="zebrapack"):
         """Encode into ``buffer`` from ``offset`` (-1: its end), leaving it exactly
@@ -306,14 +347,14 @@ cdef class Codec:
         w.out_array = <PyObject *>buffer
         w.has_view = False
         w.pos = offset
-        trail_init(&w.trail, self.max_depth)
         w.cap = offset + struct_size_hint(plan)
         PyByteArray_Resize(buffer, w.cap)
         PyObject_GetBuffer(buffer, &w.view, PyBUF_SIMPLE)
         w.has_view = True
         w.data = <unsigned char *>w.view.buf
         try:
-            self._run_encode(&w, plan, obj, structnames, mode)
+            self._start_encode(&w, plan, structnames, mode)
+            self._run_encode(&w, plan, obj)
         except BaseException:
             w.pos = offset
             raise

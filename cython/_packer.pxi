@@ -17,6 +17,12 @@ cdef struct Writer:
     Trail trail
 
 
+cdef extern from "zp_wire.h":
+    void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t n) noexcept
+    unsigned char *zp_store_str_header(unsigned char *p, Py_ssize_t n) noexcept
+    const Py_ssize_t ZP_MAX_LENGTH32     # 0xffffffff as a C constant: Cython compares that literal as a Python int
+
+
 cdef int writer_fail(Writer *w, str message) except -1:
     raise _EncodeError(message, trail_path(&w.trail), w.pos)
 
@@ -134,7 +140,7 @@ cdef inline Py_ssize_t store_unsigned(unsigned char *p, uint64_t v) noexcept:
         p[0] = 0xcd
         zp_store_u16(p + 1, <uint16_t>v)
         return 3
-    if v <= 0xffffffff:
+    if v <= <uint64_t>ZP_MAX_LENGTH32:
         p[0] = 0xce
         zp_store_u32(p + 1, <uint32_t>v)
         return 5
@@ -171,7 +177,7 @@ cdef int put_length_header(Writer *w, Py_ssize_t n, unsigned char fix_base, Py_s
         p[0] = lead16
         zp_store_u16(p + 1, <uint16_t>n)
         w.pos += 3
-    elif n <= 0xffffffff:
+    elif n <= ZP_MAX_LENGTH32:
         p[0] = lead32
         zp_store_u32(p + 1, <uint32_t>n)
         w.pos += 5
@@ -182,6 +188,20 @@ cdef int put_length_header(Writer *w, Py_ssize_t n, unsigned char fix_base, Py_s
 
 cdef inline int put_str_header(Writer *w, Py_ssize_t n) except -1:
     return put_length_header(w, n, 0xa0, 31, 0xd9, 0xda, 0xdb)
+
+
+cdef inline int put_str(Writer *w, const void *text, Py_ssize_t n) except -1:
+    """A str of n UTF-8 bytes: header and text under one capacity check."""
+    cdef unsigned char *p
+    if n > ZP_MAX_LENGTH32:                 # put_length_header raises msgpack's limit
+        put_str_header(w, n)
+        return put_raw(w, text, n)
+    if n + 5 > w.cap - w.pos:
+        writer_grow(w, n + 5)
+    p = zp_store_str_header(w.data + w.pos, n)
+    zp_copy_short(p, text, n)
+    w.pos = (p - w.data) + n
+    return 0
 
 
 cdef inline int put_bin_header(Writer *w, Py_ssize_t n) except -1:
@@ -210,7 +230,7 @@ cdef int put_ext_header(Writer *w, Py_ssize_t n, int8_t code) except -1:
         p[0] = 0xc8
         zp_store_u16(p + 1, <uint16_t>n)
         w.pos += 3
-    elif n <= 0xffffffff:
+    elif n <= ZP_MAX_LENGTH32:
         p[0] = 0xc9
         zp_store_u32(p + 1, <uint32_t>n)
         w.pos += 5
@@ -378,8 +398,7 @@ cdef int write_str(Writer *w, TypePlan t, object value, bint omit) except -1:
     text = PyUnicode_AsUTF8AndSize(value, &n)
     if n == 0 and omit:
         return 0
-    put_str_header(w, n)
-    put_raw(w, text, n)
+    put_str(w, text, n)
     return 1
 
 
@@ -523,15 +542,7 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
     if tp == &PyUnicode_Type:
         if kind != K_STRING or not PyUnicode_IS_COMPACT_ASCII(<object>item):
             return 0
-        n = PyUnicode_GET_LENGTH(<object>item)
-        if n <= 31:                         # fixstr: header and text in one capacity check
-            ensure(w, 1 + n)
-            w.data[w.pos] = 0xa0 | <unsigned char>n
-            memcpy(w.data + w.pos + 1, PyUnicode_DATA(<object>item), n)
-            w.pos += 1 + n
-            return 1
-        put_str_header(w, n)
-        put_raw(w, PyUnicode_DATA(<object>item), n)
+        put_str(w, PyUnicode_DATA(<object>item), PyUnicode_GET_LENGTH(<object>item))
         return 1
     if tp == &PyBool_Type:
         if kind != K_BOOL:
@@ -626,11 +637,56 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     return 1
 
 
+cdef inline int write_ascii_number_entry(Writer *w, TypePlan elem, PyObject *key, PyObject *value) except -1:
+    """A map[string]intN or map[string]float64 entry whose key is an exact ASCII str and
+    whose value is an exact int in range (an exact float): key and value under one
+    capacity check, no dispatch. 0 for anything else (write_map's general path)."""
+    cdef PyTypeObject *tp = Py_TYPE(<object>value)
+    cdef int kind = elem.kind
+    cdef long long sv = 0
+    cdef int overflow = 0
+    cdef Py_ssize_t n
+    cdef unsigned char *p
+    if Py_TYPE(<object>key) != &PyUnicode_Type or not PyUnicode_IS_COMPACT_ASCII(<object>key):
+        return 0
+    if tp == &PyLong_Type and kind >= K_UINT and kind <= K_INT64:
+        if not zp_small_long(<object>value, &sv):
+            sv = PyLong_AsLongLongAndOverflow(<object>value, &overflow)
+            if overflow != 0:
+                return 0
+        if elem.is_signed:
+            if sv < elem.imin or sv > elem.imax:
+                return 0
+        elif sv < 0 or <uint64_t>sv > elem.umax:
+            return 0
+    elif tp != &PyFloat_Type or kind != K_F64:
+        return 0
+    n = PyUnicode_GET_LENGTH(<object>key)
+    if n > ZP_MAX_LENGTH32:
+        return 0
+    if n + 14 > w.cap - w.pos:
+        writer_grow(w, n + 14)
+    p = zp_store_str_header(w.data + w.pos, n)
+    zp_copy_short(p, PyUnicode_DATA(<object>key), n)
+    p += n
+    if kind == K_F64:
+        p[0] = 0xcb
+        zp_store_u64(p + 1, zp_double_bits(PyFloat_AS_DOUBLE(<object>value)))
+        p += 9
+    elif elem.is_signed:
+        p += store_signed(p, sv)
+    else:
+        p += store_unsigned(p, <uint64_t>sv)
+    w.pos = p - w.data
+    return 1
+
+
 cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef Py_ssize_t n, written = 0, position = 0
     cdef TypePlan key_plan = t.key, elem = t.elem
     cdef PyObject *key_ref
     cdef PyObject *value_ref
+    cdef bint ascii_numbers = key_plan.kind == K_STRING and (elem.kind == K_F64 or K_UINT <= elem.kind <= K_INT64)
     if not PyDict_Check(value):
         return writer_type_error(w, t, value)
     n = PyDict_Size(value)
@@ -641,7 +697,10 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     trail_key_reading(&w.trail)
     while PyDict_Next(value, &position, &key_ref, &value_ref):
         # The key goes into the trail only for the entries write_value writes: the
-        # exact-scalar path raises nothing but running out of memory.
+        # exact-scalar paths raise nothing but running out of memory.
+        if ascii_numbers and write_ascii_number_entry(w, elem, key_ref, value_ref):
+            written += 1
+            continue
         if not write_exact_scalar(w, key_plan, key_ref):
             trail_key(&w.trail, <object>key_ref)
             write_value(w, key_plan, <object>key_ref, False)
@@ -691,6 +750,111 @@ cdef inline bint is_plain_zero(FieldC *fc, PyObject *value) noexcept:
     return False
 
 
+cdef enum:
+    FIELD_OMITTED = 0
+    FIELD_WRITTEN = 1
+    FIELD_GENERAL = 2       # not an exact built-in value of the field's type: write_value decides
+
+
+cdef inline int field_room(Writer *w, Py_ssize_t n) except -1:
+    # ensure() spelled out: the compiler keeps this test inline in write_inline_field
+    if n > w.cap - w.pos:
+        return writer_grow(w, n)
+    return 0
+
+
+cdef inline unsigned char *put_field_key(Writer *w, FieldC *fc) noexcept:
+    """The field's key at w.pos (room already ensured); returns the position after it.
+    w.pos is not moved: the caller moves it past the value."""
+    cdef unsigned char *p = w.data + w.pos
+    if fc.wkey_len == 1:                    # a fixint zid: no memcpy call
+        p[0] = <unsigned char>fc.wkey[0]
+        return p + 1
+    memcpy(p, fc.wkey, fc.wkey_len)
+    return p + fc.wkey_len
+
+
+cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint omit) except -1:
+    """A field whose value is an exact built-in of its type (FieldC.inline_kind): its key
+    and value under one capacity check, or left out when it is the zero and omit asks
+    so (the same zeros as is_plain_zero: 0, +0.0 but not -0.0 or NaN, "", False). No
+    Python code runs and nothing can fail but memory. FIELD_GENERAL for anything else."""
+    cdef PyTypeObject *tp = Py_TYPE(<object>slot)
+    cdef int inline_kind = fc.inline_kind
+    cdef long long sv
+    cdef int overflow = 0
+    cdef double d
+    cdef Py_ssize_t n = 0
+    cdef unsigned char *p
+    if inline_kind == INLINE_SIGNED or inline_kind == INLINE_UNSIGNED:
+        if tp != &PyLong_Type:
+            return FIELD_GENERAL
+        if not zp_small_long(<object>slot, &sv):
+            sv = PyLong_AsLongLongAndOverflow(<object>slot, &overflow)
+            if overflow != 0:
+                return FIELD_GENERAL
+        if sv == 0 and omit:
+            return FIELD_OMITTED
+        if inline_kind == INLINE_SIGNED:
+            if sv < fc.imin or sv > fc.imax:
+                return FIELD_GENERAL
+        elif sv < 0 or <uint64_t>sv > fc.umax:
+            return FIELD_GENERAL
+        trail_field(&w.trail, fc.plan)
+        field_room(w, fc.wkey_len + 9)
+        p = put_field_key(w, fc)
+        if inline_kind == INLINE_SIGNED:
+            p += store_signed(p, sv)
+        else:
+            p += store_unsigned(p, <uint64_t>sv)
+    elif inline_kind == INLINE_F64:
+        if tp != &PyFloat_Type:
+            return FIELD_GENERAL
+        d = PyFloat_AS_DOUBLE(<object>slot)
+        if omit and d == 0.0 and not signbit(d):    # -0.0 is written: only +0.0 is empty
+            return FIELD_OMITTED
+        trail_field(&w.trail, fc.plan)
+        field_room(w, fc.wkey_len + 9)
+        p = put_field_key(w, fc)
+        p[0] = 0xcb
+        zp_store_u64(p + 1, zp_double_bits(d))
+        p += 9
+    elif inline_kind == INLINE_ASCII:
+        if tp != &PyUnicode_Type or not PyUnicode_IS_COMPACT_ASCII(<object>slot):
+            return FIELD_GENERAL
+        n = PyUnicode_GET_LENGTH(<object>slot)
+        if n == 0 and omit:
+            return FIELD_OMITTED
+        if n > ZP_MAX_LENGTH32:             # write_str raises msgpack's limit
+            return FIELD_GENERAL
+        trail_field(&w.trail, fc.plan)
+        field_room(w, fc.wkey_len + 5 + n)
+        p = zp_store_str_header(put_field_key(w, fc), n)
+        zp_copy_short(p, PyUnicode_DATA(<object>slot), n)
+        p += n
+    elif inline_kind == INLINE_BOOL:
+        if <object>slot is True:
+            trail_field(&w.trail, fc.plan)
+            field_room(w, fc.wkey_len + 1)
+            p = put_field_key(w, fc)
+            p[0] = 0xc3
+            p += 1
+        elif <object>slot is False:
+            if omit:
+                return FIELD_OMITTED
+            trail_field(&w.trail, fc.plan)
+            field_room(w, fc.wkey_len + 1)
+            p = put_field_key(w, fc)
+            p[0] = 0xc2
+            p += 1
+        else:
+            return FIELD_GENERAL
+    else:
+        return FIELD_GENERAL
+    w.pos = p - w.data
+    return FIELD_WRITTEN
+
+
 cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
     """Fields in zid order (declaration order in msgp mode) under a map header
     sized for the fields actually written, as the reference writes it."""
@@ -707,11 +871,12 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         unknown = unknown_entries(w, sp, obj)
         unknown_count = len(unknown)
     header_size = map_header_size(sp.field_count + with_name + unknown_count)
-    ensure(w, header_size)
+    ensure(w, header_size + sp.name_entry_len)
     header_pos = w.pos
     w.pos += header_size
     if with_name:
-        put_raw(w, sp.name_entry_c, sp.name_entry_len)
+        memcpy(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)
+        w.pos += sp.name_entry_len
         count += 1
     writer_enter(w)
     for j in range(sp.field_count):
@@ -722,37 +887,41 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
                 next_unknown += 1
         if direct:
             slot = zp_slot_get(obj, fc.offset)
-            if slot == NULL:
-                trail_field(&w.trail, fc.plan)
-                writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
         else:
             trail_field(&w.trail, fc.plan)
             value = getattr(obj, (<FieldPlan>fc.plan).attr)
             slot = <PyObject *>value
         # slot is borrowed from obj (or held by value) until Python code may run
-        omit = fc.omitempty or omit_zeros
-        if omit and (slot == fc.zero or is_plain_zero(fc, slot)):
+        omit = omit_zeros | fc.omitempty
+        if slot == fc.zero and omit:        # fc.zero is never NULL: an unset slot is not skipped
+            continue                        # nothing can fail here: no trail entry needed
+        if slot == NULL:
+            trail_field(&w.trail, fc.plan)
+            writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
+        if fc.inline_kind != INLINE_NONE:
+            written = write_inline_field(w, fc, slot, omit)
+            if written == FIELD_WRITTEN:
+                count += 1
+                continue
+            if written == FIELD_OMITTED:
+                continue
+        if omit and is_plain_zero(fc, slot):
             continue                        # nothing can fail here: no trail entry needed
         trail_field(&w.trail, fc.plan)
         key_pos = w.pos
-        if w.msgp:
-            put_raw(w, fc.tag_key, fc.tag_key_len)
-        elif fc.zid_key_len == 1:           # a fixint zid: no memcpy call
-            put_byte(w, <unsigned char>fc.zid_key[0])
+        put_raw(w, fc.wkey, fc.wkey_len)
+        held = <object>slot                 # a strong reference: what follows may run Python code
+        if fc.time_field:
+            written = write_time(w, <TypePlan>fc.type, held, omit, True)
+        elif fc.nested != NULL and held is not None and PyObject_TypeCheck(held, (<StructPlan>fc.nested).tp):
+            # a struct or a non-nil *struct: written here, without write_value's C frame
+            # (pointer fields are how structs recurse deeply)
+            written = write_struct(w, <StructPlan>fc.nested, held, w.structnames and not w.msgp)
+        elif fc.elem != NULL and held is not None:
+            # a non-nil *T is written as T without the pointer's own C frame
+            written = write_value(w, <TypePlan>fc.elem, held, False)
         else:
-            put_raw(w, fc.zid_key, fc.zid_key_len)
-        if not fc.time_field and write_exact_scalar(w, <TypePlan>fc.type, slot):
-            written = 1                     # zeros to omit were skipped above
-        else:
-            held = <object>slot             # a strong reference: what follows may run Python code
-            if fc.time_field:
-                written = write_time(w, <TypePlan>fc.type, held, omit, True)
-            elif fc.elem != NULL and held is not None:
-                # a non-nil *T is written as T without the pointer's own C frame
-                # (pointer fields are how structs recurse deeply)
-                written = write_value(w, <TypePlan>fc.elem, held, False)
-            else:
-                written = write_value(w, <TypePlan>fc.type, held, omit)
+            written = write_value(w, <TypePlan>fc.type, held, omit)
         if written:
             count += 1
             if fc.deprecated:               # the warnings registry gives it once per call site
@@ -771,6 +940,17 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         w.pos -= header_size - small
     _store_map_header(w.data + header_pos, count, small)
     return 1
+
+
+# write_struct called without Cython's check of its result, by the entry points, which
+# test it themselves: their success path then needs no try (see Codec._encode_failed).
+ctypedef int (*unchecked_struct_writer)(Writer *, StructPlan, object, bint) noexcept
+cdef unchecked_struct_writer _write_struct_unchecked = <unchecked_struct_writer>write_struct
+
+
+cdef int _raise_pending() except -1:
+    """Hands the exception already set (by a call made unchecked) to Cython's handling."""
+    return -1
 
 
 cdef list unknown_entries(Writer *w, StructPlan sp, object obj):
@@ -960,13 +1140,13 @@ cdef int write_any(Writer *w, object value) except -1:
     cdef Py_ssize_t length
     cdef const char *text
     cdef bint key_done
+    cdef int entry_done
     # The exact types of JSON-like documents first: each failing subtype or
     # isinstance test of the chain below walks the MRO.
     cdef PyTypeObject *tp = Py_TYPE(value)
     if tp == &PyUnicode_Type:
         text = PyUnicode_AsUTF8AndSize(value, &length)
-        put_str_header(w, length)
-        return put_raw(w, text, length) + 1
+        return put_str(w, text, length) + 1
     if tp == &PyLong_Type:
         sv = PyLong_AsLongLongAndOverflow(value, &overflow)
         if overflow == 0:
@@ -994,8 +1174,7 @@ cdef int write_any(Writer *w, object value) except -1:
             return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
         if PyUnicode_Check(value):
             text = PyUnicode_AsUTF8AndSize(value, &length)
-            put_str_header(w, length)
-            return put_raw(w, text, length) + 1
+            return put_str(w, text, length) + 1
         if PyBytes_Check(value) or PyByteArray_Check(value) or isinstance(value, memoryview):
             return write_bin(w, _BYTES_PLAN, value, False)
         if PyDateTime_Check(value):
@@ -1047,9 +1226,10 @@ cdef int write_any(Writer *w, object value) except -1:
             written += 1
             # An ASCII str key and an atomic value need no trail entry (nothing can
             # fail there but memory): written directly; the rest as before.
-            key_done = _write_any_atom(w, key_ref, True)
-            if key_done and _write_any_atom(w, value_ref, False):
+            entry_done = _write_any_entry(w, key_ref, value_ref)
+            if entry_done == 2:
                 continue
+            key_done = entry_done == 1
             key = <object>key_ref
             item = <object>value_ref
             trail_key(&w.trail, key)
@@ -1081,9 +1261,7 @@ cdef int write_any_atom(Writer *w, PyObject *item, bint key) except -1:
     if tp == &PyUnicode_Type:
         if not PyUnicode_IS_COMPACT_ASCII(<object>item):
             return 0
-        n = PyUnicode_GET_LENGTH(<object>item)
-        put_str_header(w, n)
-        put_raw(w, PyUnicode_DATA(<object>item), n)
+        put_str(w, PyUnicode_DATA(<object>item), PyUnicode_GET_LENGTH(<object>item))
         return 1
     if key:
         return 0
@@ -1101,6 +1279,17 @@ cdef int write_any_atom(Writer *w, PyObject *item, bint key) except -1:
 
 cdef int (*_write_any_atom)(Writer *, PyObject *, bint) except -1
 _write_any_atom = write_any_atom
+
+
+cdef int write_any_entry(Writer *w, PyObject *key, PyObject *value) except -1:
+    """An interface{} map entry by write_any_atom: 2 when it wrote the key and the
+    value, 1 the key only, 0 neither. One call per entry, out of write_any's frame."""
+    if not write_any_atom(w, key, True):
+        return 0
+    return 1 + write_any_atom(w, value, False)
+
+cdef int (*_write_any_entry)(Writer *, PyObject *, PyObject *) except -1
+_write_any_entry = write_any_entry
 
 
 cdef TypePlan _standalone_plan(int kind, str go):

@@ -79,6 +79,7 @@ cdef class FieldPlan:
     cdef bint omitempty
     cdef bint deprecated
     cdef Py_ssize_t zero_cost       # of its zero value when absent (time fields: None, 0)
+    cdef object encode_zero         # what FieldC.zero points to (held here: the pointer is borrowed)
 
 
 cdef struct FieldC:
@@ -104,6 +105,14 @@ cdef struct FieldC:
     Py_ssize_t tag_len
     PyObject *absent_zero           # decode: the shared immutable value an absent field gets (None for
                                     # time fields, else the TypePlan's shared zero), or NULL (make_zero)
+    # Encode only (write_struct):
+    const char *wkey                # the key this array's mode writes: zid_key in cfields, tag_key in cmsgp_fields
+    Py_ssize_t wkey_len
+    int inline_kind                 # INLINE_*: which exact built-in values write_struct writes inline
+    int64_t imin                    # integer fields: the TypePlan's range
+    int64_t imax
+    uint64_t umax
+    PyObject *nested                # a struct field's StructPlan, or a pointer-to-struct field's; else NULL
 
 
 @cython.final
@@ -352,6 +361,7 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         fp.time_field = fp.type.kind == K_TIME
         fp.omitempty = f.omit_empty
         fp.deprecated = f.deprecated
+        fp.encode_zero = _field_encode_zero(fp, plan.cls)
         by_declaration.append(fp)
     plan.msgp_fields = tuple(by_declaration)
     plan.fields = tuple(sorted(by_declaration, key=lambda item: item.zid))
@@ -388,22 +398,69 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
                         and plan.unknown_offset < 0)
 
 
-# The zero values is_plain_zero compares by identity first (held here, so that the
+# The zero values write_struct compares by identity first (held here, so that the
 # borrowed pointers in FieldC stay valid whatever the interpreter caches).
 cdef object _ZERO_INT = 0
 cdef object _ZERO_STR = ""
 
+# A field whose zero is no single object (containers, complex): _field_encode_zero
+# gives _NO_ZERO, and FieldC.zero points to _NO_ZERO_ADDRESS, which no slot holds (it
+# is no object), so that the identity test fails for every value.
+cdef object _NO_ZERO = object()
+cdef char _NO_ZERO_ADDRESS
 
-cdef PyObject *_zero_singleton(FieldC *fc) noexcept:
-    if fc.time_field or fc.kind == K_POINTER or fc.kind == K_IFACE:
-        return <PyObject *>None
-    if fc.kind == K_STRING:
-        return <PyObject *>_ZERO_STR
-    if fc.kind >= K_UINT and fc.kind <= K_INT64:
-        return <PyObject *>_ZERO_INT
-    if fc.kind == K_BOOL:
-        return <PyObject *>False
-    return NULL
+
+cdef object _field_encode_zero(FieldPlan fp, object cls):
+    """The object FieldC.zero points to: a value that is, by its identity alone, the
+    field's zero as is_plain_zero tests it (0, False, None, "", b""); for floats, which
+    have no singleton zero, the class's declared default when it is an exact +0.0 float
+    (records built with defaults hold it), else the 0.0 decoding fills in. None when
+    there is no such object (_NO_ZERO)."""
+    cdef int kind = fp.type.kind
+    if fp.time_field or kind == K_POINTER or kind == K_IFACE:
+        return None
+    if kind == K_STRING:
+        return _ZERO_STR
+    if kind >= K_UINT and kind <= K_INT64:
+        return _ZERO_INT
+    if kind == K_BOOL:
+        return False
+    if kind == K_BYTES:
+        return fp.type.zero
+    if kind == K_F64 or kind == K_F32:
+        declared = getattr(cls, "__dataclass_fields__", None)
+        default = declared.get(fp.attr) if isinstance(declared, dict) else None
+        default = getattr(default, "default", None)
+        if type(default) is float and default == 0.0 and not signbit(<double>default):
+            return default
+        return fp.type.zero
+    return _NO_ZERO
+
+
+cdef enum:
+    # FieldC.inline_kind: the exact built-in values write_struct writes itself (key and
+    # value under one capacity check); any other value goes through write_value.
+    INLINE_NONE = 0
+    INLINE_SIGNED = 1       # exact int within imin..imax
+    INLINE_UNSIGNED = 2     # exact int within 0..umax
+    INLINE_F64 = 3          # exact float
+    INLINE_ASCII = 4        # exact str, compact ASCII
+    INLINE_BOOL = 5         # True / False
+
+
+cdef int _inline_kind(FieldPlan fp) noexcept:
+    cdef int kind = fp.type.kind
+    if fp.deprecated or fp.time_field:     # a warning to give / Go's zero instant
+        return INLINE_NONE
+    if kind >= K_UINT and kind <= K_INT64:
+        return INLINE_SIGNED if fp.type.is_signed else INLINE_UNSIGNED
+    if kind == K_F64:
+        return INLINE_F64
+    if kind == K_STRING:
+        return INLINE_ASCII
+    if kind == K_BOOL:
+        return INLINE_BOOL
+    return INLINE_NONE
 
 
 cdef fill_field_c(FieldC *fc, FieldPlan fp):
@@ -415,7 +472,7 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.kind = fp.type.kind
     fc.time_field = fp.time_field
     fc.omitempty = fp.omitempty
-    fc.zero = _zero_singleton(fc)
+    fc.zero = <PyObject *>&_NO_ZERO_ADDRESS if fp.encode_zero is _NO_ZERO else <PyObject *>fp.encode_zero
     fc.deprecated = fp.deprecated
     fc.zid_key = PyBytes_AS_STRING(fp.zid_key)
     fc.zid_key_len = PyBytes_GET_SIZE(fp.zid_key)
@@ -425,6 +482,14 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.tag_len = PyBytes_GET_SIZE(fp.tag)
     # shared zeros (scalars, "", b"", [N]byte) hold no other value: no zero cost, nothing the collector tracks
     fc.absent_zero = <PyObject *>None if fp.time_field else (<PyObject *>fp.type.zero if fp.type.zero_shared else NULL)
+    fc.wkey = fc.zid_key
+    fc.wkey_len = fc.zid_key_len
+    fc.inline_kind = _inline_kind(fp)
+    fc.imin = fp.type.imin
+    fc.imax = fp.type.imax
+    fc.umax = fp.type.umax
+    nested = fp.type.elem if fp.type.kind == K_POINTER else fp.type
+    fc.nested = <PyObject *>(<TypePlan>nested).struct_plan if (<TypePlan>nested).kind == K_STRUCT else NULL
 
 
 cdef flatten_fields(StructPlan plan):
@@ -441,6 +506,8 @@ cdef flatten_fields(StructPlan plan):
     for i in range(count):
         fill_field_c(&plan.cfields[i], <FieldPlan>plan.fields[i])
         fill_field_c(&plan.cmsgp_fields[i], <FieldPlan>plan.msgp_fields[i])
+        plan.cmsgp_fields[i].wkey = plan.cmsgp_fields[i].tag_key      # msgp mode writes tags
+        plan.cmsgp_fields[i].wkey_len = plan.cmsgp_fields[i].tag_key_len
         if plan.cfields[i].zid < plan.zid_limit:
             plan.zid_index[plan.cfields[i].zid] = <int32_t>i
 

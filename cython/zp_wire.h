@@ -211,4 +211,47 @@ static inline int zp_u64_fits_double(uint64_t v) {
     return (uint64_t)d == v;
 }
 
+/* Copy n bytes; up to 16 without a call (two overlapping fixed-size copies,
+ * which the compiler turns into loads and stores): map keys and short strings. */
+static inline void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t n) {
+    const unsigned char *s = (const unsigned char *)src;
+    if (n >= 8 && n <= 16) {
+        memcpy(dst, s, 8);
+        memcpy(dst + n - 8, s + n - 8, 8);
+    } else if (n >= 4 && n < 8) {
+        memcpy(dst, s, 4);
+        memcpy(dst + n - 4, s + n - 4, 4);
+    } else if (n > 16) {
+        memcpy(dst, s, (size_t)n);
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++)
+            dst[i] = s[i];
+    }
+}
+
+/* msgpack's largest length (str32, bin32, array32, map32). */
+#define ZP_MAX_LENGTH32 ((Py_ssize_t)0xffffffffLL)
+
+/* A str header for n <= 0xffffffff bytes at p (5 bytes of room): fixstr, str8,
+ * str16, str32. Returns the position after it. */
+static inline unsigned char *zp_store_str_header(unsigned char *p, Py_ssize_t n) {
+    if (n <= 31) {
+        p[0] = (unsigned char)(0xa0 | n);
+        return p + 1;
+    }
+    if (n <= 0xff) {
+        p[0] = 0xd9;
+        p[1] = (unsigned char)n;
+        return p + 2;
+    }
+    if (n <= 0xffff) {
+        p[0] = 0xda;
+        zp_store_u16(p + 1, (uint16_t)n);
+        return p + 3;
+    }
+    p[0] = 0xdb;
+    zp_store_u32(p + 1, (uint32_t)n);
+    return p + 5;
+}
+
 #endif
