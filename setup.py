@@ -5,6 +5,8 @@ Environment switches (all off by default):
 - ``ZEBRAPACK_DEBUG=1``: no optimisation, debug symbols, C asserts kept.
 - ``ZEBRAPACK_SANITIZE=1``: AddressSanitizer + UndefinedBehaviorSanitizer build
   (docs/robustness.md says how to run the tests under it).
+- ``ZEBRAPACK_PROFILE=1``: the release optimisation with debug symbols kept, so that
+  perf and callgrind name the core's C functions and lines.
 - ``ZEBRAPACK_ANNOTATE=1``: write Cython's HTML annotation next to the sources.
 """
 
@@ -31,6 +33,9 @@ def _extension() -> Extension:
     elif _flag("ZEBRAPACK_DEBUG"):
         # -UNDEBUG: Python's own CFLAGS define NDEBUG, which would drop the C asserts.
         compile_args += ["-O0", "-g", "-UNDEBUG"]
+    elif _flag("ZEBRAPACK_PROFILE"):
+        compile_args += ["-O3", "-g"]
+        macros += [("NDEBUG", "1"), ("ZP_OPTIMIZED_BUILD", "1")]
     else:
         # -g0 after Python's own -g, -s at link: the wheel carries no debug info (2.5 MB -> ~0.4 MB).
         compile_args += ["-O3", "-g0"]

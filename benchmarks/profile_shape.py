@@ -5,8 +5,9 @@
 
 SHAPE is a shape name of the benchmarks (``A``, ``tiny``, ``1000 int64``, ...), or
 ``decode_all`` for the stream of A records (generated classes) (``--gc off`` to compare).
-``--library msgspec`` runs msgspec.Struct's decoder or encoder on the same record instead. The core is
-built with ``-g``, so perf names its C functions (``__pyx_f_9zebrapack_5_core_*``).
+``--library msgspec`` runs msgspec.Struct's decoder or encoder on the same record instead. Build the
+core with ``ZEBRAPACK_PROFILE=1 pip install -e .`` first: the release code with its symbols kept, so
+that perf names its C functions (``__pyx_f_9zebrapack_5_core_*``).
 """
 
 from __future__ import annotations

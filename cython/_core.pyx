@@ -45,7 +45,10 @@ from cpython.datetime cimport (
     timedelta_microseconds,
     timedelta_seconds,
 )
-from cpython.dict cimport PyDict_Check, PyDict_Next, PyDict_Size
+from cpython.dict cimport PyDict_Check, PyDict_Next
+
+cdef extern from "Python.h":
+    Py_ssize_t PyDict_GET_SIZE(object d) noexcept     # a macro: ma_used, for a dict or subclass
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check, PyFloat_FromDouble
 from cpython.list cimport PyList_Check, PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_FromLongLong, PyLong_FromUnsignedLongLong
@@ -79,6 +82,8 @@ cdef extern from "zp_wire.h":
     void zp_store_u16(unsigned char *p, uint16_t v) noexcept nogil
     void zp_store_u32(unsigned char *p, uint32_t v) noexcept nogil
     void zp_store_u64(unsigned char *p, uint64_t v) noexcept nogil
+    Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) noexcept nogil
+    Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
     double zp_double_from_bits(uint64_t bits) noexcept nogil
     uint64_t zp_double_bits(double d) noexcept nogil
     double zp_double_from_f32_bits(uint32_t bits) noexcept nogil

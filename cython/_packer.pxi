@@ -104,60 +104,15 @@ cdef inline int put_bytes_object(Writer *w, bytes data) except -1:
     return put_raw(w, PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data))
 
 
-cdef inline Py_ssize_t store_signed(unsigned char *p, int64_t v) noexcept:
-    """The smallest signed form at p (9 bytes of room): fixints, then int8..int64; never
-    the uint family. Returns its size."""
-    if -32 <= v <= 127:
-        p[0] = <unsigned char>(<int8_t>v)
-        return 1
-    if -128 <= v <= 127:
-        p[0] = 0xd0
-        p[1] = <unsigned char>(<int8_t>v)
-        return 2
-    if -32768 <= v <= 32767:
-        p[0] = 0xd1
-        zp_store_u16(p + 1, <uint16_t>(<int16_t>v))
-        return 3
-    if -2147483648 <= v <= 2147483647:
-        p[0] = 0xd2
-        zp_store_u32(p + 1, <uint32_t>(<int32_t>v))
-        return 5
-    p[0] = 0xd3
-    zp_store_u64(p + 1, <uint64_t>v)
-    return 9
-
-
-cdef inline Py_ssize_t store_unsigned(unsigned char *p, uint64_t v) noexcept:
-    """The smallest unsigned form at p (9 bytes of room): positive fixint, then uint8..uint64."""
-    if v <= 127:
-        p[0] = <unsigned char>v
-        return 1
-    if v <= 0xff:
-        p[0] = 0xcc
-        p[1] = <unsigned char>v
-        return 2
-    if v <= 0xffff:
-        p[0] = 0xcd
-        zp_store_u16(p + 1, <uint16_t>v)
-        return 3
-    if v <= <uint64_t>ZP_MAX_LENGTH32:
-        p[0] = 0xce
-        zp_store_u32(p + 1, <uint32_t>v)
-        return 5
-    p[0] = 0xcf
-    zp_store_u64(p + 1, v)
-    return 9
-
-
 cdef int put_signed(Writer *w, int64_t v) except -1:
     ensure(w, 9)
-    w.pos += store_signed(w.data + w.pos, v)
+    w.pos += zp_store_signed(w.data + w.pos, v)
     return 0
 
 
 cdef int put_unsigned(Writer *w, uint64_t v) except -1:
     ensure(w, 9)
-    w.pos += store_unsigned(w.data + w.pos, v)
+    w.pos += zp_store_unsigned(w.data + w.pos, v)
     return 0
 
 
@@ -209,10 +164,18 @@ cdef inline int put_bin_header(Writer *w, Py_ssize_t n) except -1:
 
 
 cdef inline int put_array_header(Writer *w, Py_ssize_t n) except -1:
+    if n <= 15 and w.pos < w.cap:           # the fix form in line: most containers are short
+        w.data[w.pos] = 0x90 | <unsigned char>n
+        w.pos += 1
+        return 0
     return put_length_header(w, n, 0x90, 15, 0, 0xdc, 0xdd)
 
 
 cdef inline int put_map_header(Writer *w, Py_ssize_t n) except -1:
+    if n <= 15 and w.pos < w.cap:
+        w.data[w.pos] = 0x80 | <unsigned char>n
+        w.pos += 1
+        return 0
     return put_length_header(w, n, 0x80, 15, 0, 0xde, 0xdf)
 
 
@@ -592,11 +555,11 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_
                 if elem.is_signed:
                     if sv < elem.imin or sv > elem.imax:
                         break
-                    p += store_signed(p, sv)
+                    p += zp_store_signed(p, sv)
                 else:
                     if sv < 0 or <uint64_t>sv > elem.umax:
                         break
-                    p += store_unsigned(p, <uint64_t>sv)
+                    p += zp_store_unsigned(p, <uint64_t>sv)
             i += 1
         w.pos = p - w.data
         if i < block_end:
@@ -674,9 +637,9 @@ cdef inline int write_ascii_number_entry(Writer *w, TypePlan elem, PyObject *key
         zp_store_u64(p + 1, zp_double_bits(PyFloat_AS_DOUBLE(<object>value)))
         p += 9
     elif elem.is_signed:
-        p += store_signed(p, sv)
+        p += zp_store_signed(p, sv)
     else:
-        p += store_unsigned(p, <uint64_t>sv)
+        p += zp_store_unsigned(p, <uint64_t>sv)
     w.pos = p - w.data
     return 1
 
@@ -689,7 +652,7 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef bint ascii_numbers = key_plan.kind == K_STRING and (elem.kind == K_F64 or K_UINT <= elem.kind <= K_INT64)
     if not PyDict_Check(value):
         return writer_type_error(w, t, value)
-    n = PyDict_Size(value)
+    n = PyDict_GET_SIZE(value)
     if n == 0 and omit:
         return 0
     put_map_header(w, n)
@@ -712,7 +675,7 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
             trail_key_reading(&w.trail)
         written += 1
     trail_map_done(&w.trail)
-    if written != n or PyDict_Size(value) != n:
+    if written != n or PyDict_GET_SIZE(value) != n:
         writer_fail(w, "dict changed size while it was encoded")
     return 1
 
@@ -744,7 +707,7 @@ cdef inline bint is_plain_zero(FieldC *fc, PyObject *value) noexcept:
     if kind == K_SLICE:
         return tp == &PyList_Type and PyList_GET_SIZE(<object>value) == 0
     if kind == K_MAP:
-        return tp == &PyDict_Type and PyDict_Size(<object>value) == 0
+        return tp == &PyDict_Type and PyDict_GET_SIZE(<object>value) == 0
     if kind == K_BYTES:
         return PyBytes_CheckExact(<object>value) and PyBytes_GET_SIZE(<object>value) == 0
     return False
@@ -756,9 +719,12 @@ cdef enum:
     FIELD_GENERAL = 2       # not an exact built-in value of the field's type: write_value decides
 
 
-cdef inline int field_room(Writer *w, Py_ssize_t n) except -1:
-    # ensure() spelled out: the compiler keeps this test inline in write_inline_field
+cdef inline int field_room(Writer *w, FieldC *fc, Py_ssize_t n) except -1:
+    # ensure() spelled out: the compiler keeps this test inline in write_inline_field.
+    # Growing is the one thing of an inline field that can fail: the field goes into
+    # the trail only then, for the error's path (every other failure sets its own).
     if n > w.cap - w.pos:
+        trail_field(&w.trail, fc.plan)
         return writer_grow(w, n)
     return 0
 
@@ -786,7 +752,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
     cdef double d
     cdef Py_ssize_t n = 0
     cdef unsigned char *p
-    if inline_kind == INLINE_SIGNED or inline_kind == INLINE_UNSIGNED:
+    if inline_kind <= INLINE_UNSIGNED:     # a range test, not a switch: ints come first
         if tp != &PyLong_Type:
             return FIELD_GENERAL
         if not zp_small_long(<object>slot, &sv):
@@ -800,21 +766,19 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
                 return FIELD_GENERAL
         elif sv < 0 or <uint64_t>sv > fc.umax:
             return FIELD_GENERAL
-        trail_field(&w.trail, fc.plan)
-        field_room(w, fc.wkey_len + 9)
+        field_room(w, fc, fc.wkey_len + 9)
         p = put_field_key(w, fc)
         if inline_kind == INLINE_SIGNED:
-            p += store_signed(p, sv)
+            p += zp_store_signed(p, sv)
         else:
-            p += store_unsigned(p, <uint64_t>sv)
+            p += zp_store_unsigned(p, <uint64_t>sv)
     elif inline_kind == INLINE_F64:
         if tp != &PyFloat_Type:
             return FIELD_GENERAL
         d = PyFloat_AS_DOUBLE(<object>slot)
         if omit and d == 0.0 and not signbit(d):    # -0.0 is written: only +0.0 is empty
             return FIELD_OMITTED
-        trail_field(&w.trail, fc.plan)
-        field_room(w, fc.wkey_len + 9)
+        field_room(w, fc, fc.wkey_len + 9)
         p = put_field_key(w, fc)
         p[0] = 0xcb
         zp_store_u64(p + 1, zp_double_bits(d))
@@ -827,23 +791,20 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
             return FIELD_OMITTED
         if n > ZP_MAX_LENGTH32:             # write_str raises msgpack's limit
             return FIELD_GENERAL
-        trail_field(&w.trail, fc.plan)
-        field_room(w, fc.wkey_len + 5 + n)
+        field_room(w, fc, fc.wkey_len + 5 + n)
         p = zp_store_str_header(put_field_key(w, fc), n)
         zp_copy_short(p, PyUnicode_DATA(<object>slot), n)
         p += n
     elif inline_kind == INLINE_BOOL:
         if <object>slot is True:
-            trail_field(&w.trail, fc.plan)
-            field_room(w, fc.wkey_len + 1)
+            field_room(w, fc, fc.wkey_len + 1)
             p = put_field_key(w, fc)
             p[0] = 0xc3
             p += 1
         elif <object>slot is False:
             if omit:
                 return FIELD_OMITTED
-            trail_field(&w.trail, fc.plan)
-            field_room(w, fc.wkey_len + 1)
+            field_room(w, fc, fc.wkey_len + 1)
             p = put_field_key(w, fc)
             p[0] = 0xc2
             p += 1
@@ -855,12 +816,21 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
     return FIELD_WRITTEN
 
 
+cdef inline Py_ssize_t skip_zero_slots(FieldC *fields, Py_ssize_t j, Py_ssize_t n, object obj) noexcept:
+    """The first field from j whose slot does not hold the field's zero by identity (n
+    when none does). For a record read by its slots with zero fields omitted: a run of
+    zero fields, the bulk of a sparse record, costs a load and a compare per field."""
+    while j < n and zp_slot_get(obj, fields[j].offset) == fields[j].zero:
+        j += 1
+    return j
+
+
 cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
     """Fields in zid order (declaration order in msgp mode) under a map header
     sized for the fields actually written, as the reference writes it."""
     cdef FieldC *fields = sp.cmsgp_fields if w.msgp else sp.cfields
     cdef FieldC *fc
-    cdef Py_ssize_t count = 0, key_pos, header_pos, header_size, body, small, j
+    cdef Py_ssize_t count = 0, key_pos, header_pos, header_size, body, small, j, n
     cdef Py_ssize_t next_unknown = 0, unknown_count = 0
     cdef PyObject *slot
     cdef bint direct = sp.slots_readable and Py_TYPE(obj) == sp.tp
@@ -879,8 +849,11 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         w.pos += sp.name_entry_len
         count += 1
     writer_enter(w)
-    for j in range(sp.field_count):
+    j = 0
+    n = sp.field_count
+    while j < n:
         fc = &fields[j]
+        j += 1
         if unknown_count and not w.msgp:    # unknown zids go back in zid order
             while next_unknown < unknown_count and _entry_before(unknown[next_unknown], fc.zid):
                 count += put_unknown_entry(w, unknown[next_unknown])
@@ -894,6 +867,8 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         # slot is borrowed from obj (or held by value) until Python code may run
         omit = omit_zeros | fc.omitempty
         if slot == fc.zero and omit:        # fc.zero is never NULL: an unset slot is not skipped
+            if direct and omit_zeros and unknown_count == 0:   # and the zeros after it, in a tight loop
+                j = skip_zero_slots(fields, j, n, obj)
             continue                        # nothing can fail here: no trail entry needed
         if slot == NULL:
             trail_field(&w.trail, fc.plan)
@@ -1218,7 +1193,7 @@ cdef int write_any(Writer *w, object value) except -1:
         trail_leave(&w.trail)
         return 1
     if PyDict_Check(value):
-        n = PyDict_Size(value)
+        n = PyDict_GET_SIZE(value)
         put_map_header(w, n)
         writer_enter(w)
         trail_key_reading(&w.trail)
@@ -1241,7 +1216,7 @@ cdef int write_any(Writer *w, object value) except -1:
             write_any(w, item)
             trail_key_reading(&w.trail)
         trail_map_done(&w.trail)
-        if written != n or PyDict_Size(value) != n:
+        if written != n or PyDict_GET_SIZE(value) != n:
             writer_fail(w, "dict changed size while it was encoded")
         return 1
     plan = plan_of_instance(<dict>w.by_class, value)
@@ -1282,11 +1257,47 @@ _write_any_atom = write_any_atom
 
 
 cdef int write_any_entry(Writer *w, PyObject *key, PyObject *value) except -1:
-    """An interface{} map entry by write_any_atom: 2 when it wrote the key and the
+    """An interface{} map entry as write_any writes it, when its key is an exact ASCII str:
+    the key and an atomic value (an exact float, small int, bool or None) under one
+    capacity check, an ASCII str value by put_str. 2 when it wrote the key and the
     value, 1 the key only, 0 neither. One call per entry, out of write_any's frame."""
-    if not write_any_atom(w, key, True):
+    cdef PyTypeObject *tp = Py_TYPE(<object>value)
+    cdef Py_ssize_t n
+    cdef long long sv
+    cdef unsigned char *p
+    if Py_TYPE(<object>key) != &PyUnicode_Type or not PyUnicode_IS_COMPACT_ASCII(<object>key):
         return 0
-    return 1 + write_any_atom(w, value, False)
+    n = PyUnicode_GET_LENGTH(<object>key)
+    if n > ZP_MAX_LENGTH32:                 # write_any raises msgpack's limit
+        return 0
+    if n + 14 > w.cap - w.pos:              # the key's header and text, 9 for the value
+        writer_grow(w, n + 14)
+    p = zp_store_str_header(w.data + w.pos, n)
+    zp_copy_short(p, PyUnicode_DATA(<object>key), n)
+    p += n
+    if tp == &PyFloat_Type:
+        p[0] = 0xcb
+        zp_store_u64(p + 1, zp_double_bits(PyFloat_AS_DOUBLE(<object>value)))
+        p += 9
+    elif tp == &PyLong_Type and zp_small_long(<object>value, &sv):
+        p += zp_store_signed(p, sv)
+    elif <object>value is True:
+        p[0] = 0xc3
+        p += 1
+    elif <object>value is False:
+        p[0] = 0xc2
+        p += 1
+    elif <object>value is None:
+        p[0] = 0xc0
+        p += 1
+    else:
+        w.pos = p - w.data
+        if tp == &PyUnicode_Type and PyUnicode_IS_COMPACT_ASCII(<object>value):
+            put_str(w, PyUnicode_DATA(<object>value), PyUnicode_GET_LENGTH(<object>value))
+            return 2
+        return 1
+    w.pos = p - w.data
+    return 2
 
 cdef int (*_write_any_entry)(Writer *, PyObject *, PyObject *) except -1
 _write_any_entry = write_any_entry

@@ -68,15 +68,22 @@ static inline int zp_small_long(PyObject *o, long long *out) {
     }
     return 0;
 #else
+    /* Tests, not a switch: its jump table costs an indirect jump per value. Size -1, 0
+     * or 1 is size * digit[0], as CPython's own medium_value() reads it (3.11 allocates
+     * a digit even for zero). */
     const digit *d = ((PyLongObject *)o)->ob_digit;
-    switch (Py_SIZE(o)) {
-    case 0: *out = 0; return 1;
-    case 1: *out = (long long)d[0]; return 1;
-    case -1: *out = -(long long)d[0]; return 1;
-    case 2: *out = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT); return 1;
-    case -2: *out = -((long long)d[0] | ((long long)d[1] << PyLong_SHIFT)); return 1;
-    default: return 0;
+    Py_ssize_t size = Py_SIZE(o);
+    long long magnitude;
+    if ((size_t)(size + 1) < 3) {
+        *out = (long long)size * (long long)d[0];
+        return 1;
     }
+    if ((size_t)(size + 2) < 5) {
+        magnitude = (long long)d[0] | ((long long)d[1] << PyLong_SHIFT);
+        *out = size < 0 ? -magnitude : magnitude;
+        return 1;
+    }
+    return 0;
 #endif
 }
 

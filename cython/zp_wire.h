@@ -141,6 +141,68 @@ static inline void zp_store_u64(unsigned char *p, uint64_t v) {
     zp_store_u32(p + 4, (uint32_t)v);
 }
 
+/* Always inlined: the integer writers are small, called once per value in the
+ * hottest loops, and the compiler otherwise keeps them as calls in the large ones. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ZP_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define ZP_ALWAYS_INLINE static inline
+#endif
+
+/* The smallest signed form of v at p (9 bytes of room): a fixint, then int8..int64;
+ * never the uint family. Returns its size. */
+ZP_ALWAYS_INLINE Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) {
+    if (v >= -32 && v <= 127) {
+        p[0] = (unsigned char)(int8_t)v;
+        return 1;
+    }
+    if (v >= -128 && v <= 127) {
+        p[0] = 0xd0;
+        p[1] = (unsigned char)(int8_t)v;
+        return 2;
+    }
+    if (v >= -32768 && v <= 32767) {
+        p[0] = 0xd1;
+        zp_store_u16(p + 1, (uint16_t)(int16_t)v);
+        return 3;
+    }
+    if (v >= -2147483648LL && v <= 2147483647LL) {
+        p[0] = 0xd2;
+        zp_store_u32(p + 1, (uint32_t)(int32_t)v);
+        return 5;
+    }
+    p[0] = 0xd3;
+    zp_store_u64(p + 1, (uint64_t)v);
+    return 9;
+}
+
+/* The smallest unsigned form of v at p (9 bytes of room): a positive fixint, then
+ * uint8..uint64. Returns its size. */
+ZP_ALWAYS_INLINE Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) {
+    if (v <= 127) {
+        p[0] = (unsigned char)v;
+        return 1;
+    }
+    if (v <= 0xff) {
+        p[0] = 0xcc;
+        p[1] = (unsigned char)v;
+        return 2;
+    }
+    if (v <= 0xffff) {
+        p[0] = 0xcd;
+        zp_store_u16(p + 1, (uint16_t)v);
+        return 3;
+    }
+    if (v <= 0xffffffffULL) {
+        p[0] = 0xce;
+        zp_store_u32(p + 1, (uint32_t)v);
+        return 5;
+    }
+    p[0] = 0xcf;
+    zp_store_u64(p + 1, v);
+    return 9;
+}
+
 static inline double zp_double_from_bits(uint64_t bits) {
     double d;
     memcpy(&d, &bits, 8);

@@ -99,3 +99,71 @@ def test_foreign_exceptions_are_wrapped_and_encode_into_cuts_back_on_a_bad_mode(
 def test_encode_methods_keep_their_signatures() -> None:
     assert str(inspect.signature(zebrapack.Schema.encode)).endswith("obj, *, structnames=True, mode='zebrapack')")
     assert "offset=0" in str(inspect.signature(zebrapack.Schema.encode_into))
+
+
+def _smallest_int(value: int, signed: bool) -> bytes:
+    """The reference's smallest form of an integer: fixints, then the int or uint family."""
+    if signed:
+        if -32 <= value <= 127:
+            return value.to_bytes(1, "big", signed=True)
+        for code, size in ((0xD0, 1), (0xD1, 2), (0xD2, 4), (0xD3, 8)):
+            if -(1 << (8 * size - 1)) <= value < 1 << (8 * size - 1):
+                return bytes([code]) + value.to_bytes(size, "big", signed=True)
+    if value <= 127:
+        return bytes([value])
+    for code, size in ((0xCC, 1), (0xCD, 2), (0xCE, 4), (0xCF, 8)):
+        if value < 1 << (8 * size):
+            return bytes([code]) + value.to_bytes(size, "big")
+    raise AssertionError(value)
+
+
+# Both sides of every width, and of the one- and two-digit forms CPython stores ints in
+# (30-bit digits: 2**30 and 2**60), where the encoder reads an int without the C API.
+SIGNED_EDGES = sorted({sign * (edge + delta) for edge in (32, 128, 2**15, 2**31, 2**30, 2**60, 2**62, 2**63)
+                       for delta in (-1, 0, 1) for sign in (1, -1)
+                       if -(2**63) <= sign * (edge + delta) < 2**63} | {0, 1, -1})
+UNSIGNED_EDGES = sorted({edge + delta for edge in (128, 256, 2**16, 2**32, 2**30, 2**60, 2**64)
+                         for delta in (-1, 0, 1) if 0 <= edge + delta < 2**64} | {0, 1})
+
+
+@pytest.mark.parametrize("value", SIGNED_EDGES)
+def test_int64_fields_lists_and_map_values_use_the_smallest_signed_form(zp: zebrapack.Schema, value: int) -> None:
+    form = _smallest_int(value, signed=True)
+    data = zp.encode(zp.types.Prims(I64=value, I=value))
+    if value:
+        assert form in data
+    assert zp.decode(data).I64 == value
+    compound = zp.types.Compound(Ints=[value, value], SMap={"k": value})
+    data = zp.encode(compound)
+    assert b"\x92" + form + form in data
+    assert b"\xa1k" + form in data
+    back = zp.decode(data)
+    assert back.Ints == [value, value] and back.SMap == {"k": value}
+    anys = zp.encode(zp.types.Prims(Any={"k": value}))
+    assert b"\x81\xa1k" + form in anys and zp.decode(anys).Any == {"k": value}
+
+
+@pytest.mark.parametrize("value", UNSIGNED_EDGES)
+def test_uint64_fields_use_the_smallest_unsigned_form(zp: zebrapack.Schema, value: int) -> None:
+    data = zp.encode(zp.types.Prims(U64=value))
+    if value:
+        assert _smallest_int(value, signed=False) in data
+    assert zp.decode(data).U64 == value
+
+
+def test_runs_of_zero_fields_are_left_out_and_every_set_field_is_written(zp: zebrapack.Schema) -> None:
+    names = ["S", "F64", "U", "U8", "I", "I8", "I16", "I32", "I64", "B"]
+    ones = {"S": "x", "F64": 1.5, "B": True}
+    always = len(fields_of(zp, zp.encode(zp.types.Prims())))     # a nil interface{} is written
+    for mask in range(1 << len(names)):
+        kwargs = {name: ones.get(name, 1) for i, name in enumerate(names) if mask >> i & 1}
+        back = zp.decode(zp.encode(zp.types.Prims(**kwargs)))
+        assert {name: getattr(back, name) for name in kwargs} == kwargs
+        assert len(fields_of(zp, zp.encode(zp.types.Prims(**kwargs)))) == always + len(kwargs)
+
+
+def test_an_unset_field_after_a_run_of_zero_fields_is_an_error(zp: zebrapack.Schema) -> None:
+    value = zp.types.Prims()
+    del value.I64
+    with pytest.raises(EncodeError, match=r"Prims\.I64.*not set|field I64 is not set"):
+        zp.encode(value)
