@@ -426,14 +426,15 @@ cdef extern from "zp_wire.h":
 
 
 cdef object read_fixstr_key(Reader *r):
-    """The fixstr map key at r.pos (checked against the input like any str)."""
-    cdef Py_ssize_t header = 0
-    cdef Py_ssize_t n = str_length(r, r.buf[r.pos], &header)
+    """The fixstr map key at r.pos (the caller saw its lead byte; checked against the
+    input like any str)."""
+    cdef Py_ssize_t n = r.buf[r.pos] & 0x1f
     cdef const unsigned char *p = r.buf + r.pos + 1
     cdef uint64_t lo, hi
     cdef KeyCacheEntry *entry
     cdef KeyCacheEntry *other
     cdef PyObject *old
+    need(r, 1 + n)
     if n > KEY_CACHE_MAX_LENGTH:
         key = make_str(p, n)
         r.pos += 1 + n

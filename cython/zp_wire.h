@@ -59,13 +59,9 @@ static inline void zp_load_padded16(const unsigned char *p, Py_ssize_t n, Py_ssi
         uint64_t a, b;
         memcpy(&a, p, 8);
         memcpy(&b, p + 8, 8);
-        if (n < 8) {
-            *lo = n ? a & (~0ULL >> (64 - 8 * n)) : 0;
-            *hi = 0;
-        } else {
-            *lo = a;
-            *hi = n == 8 ? 0 : b & (~0ULL >> (128 - 8 * n));
-        }
+        /* masks by selection, not branches (key lengths vary from key to key) */
+        *lo = a & (n >= 8 ? ~0ULL : ~(~0ULL << (8 * (n & 7))));
+        *hi = b & (n > 8 ? ~0ULL >> (8 * (16 - n)) : 0);
         return;
     }
 #endif
