@@ -845,7 +845,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
     header_pos = w.pos
     w.pos += header_size
     if with_name:
-        memcpy(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)
+        zp_copy_short(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)   # short: no libc call
         w.pos += sp.name_entry_len
         count += 1
     writer_enter(w)
