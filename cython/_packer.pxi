@@ -1174,7 +1174,7 @@ cdef int write_any(Writer *w, object value) except -1:
             if PyList_GET_SIZE(value) != n:
                 trail_index(&w.trail, i)
                 writer_fail(w, "list changed size while it was encoded")
-            if _write_any_atom(w, PyList_GET_ITEM(value, i), False):
+            if _write_any_atom(w, PyList_GET_ITEM(value, i)):
                 continue
             trail_index(&w.trail, i)
             item = <object>PyList_GET_ITEM(value, i)
@@ -1225,21 +1225,18 @@ cdef int write_any(Writer *w, object value) except -1:
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
 
 
-cdef int write_any_atom(Writer *w, PyObject *item, bint key) except -1:
-    """An interface{} map's key (key: an exact ASCII str only) or value (also an exact
-    float, small int, bool or None), written as write_any writes it; 0 when it is
-    anything else (write_any decides). Called through a pointer: kept out of
-    write_any's frame, which each nesting level of interface{} values repeats."""
+cdef int write_any_atom(Writer *w, PyObject *item) except -1:
+    """An interface{} list item that is an exact ASCII str, float, small int, bool or
+    None, written as write_any writes it; 0 when it is anything else (write_any
+    decides). Called through a pointer: kept out of write_any's frame, which each
+    nesting level of interface{} values repeats."""
     cdef PyTypeObject *tp = Py_TYPE(<object>item)
-    cdef Py_ssize_t n
     cdef long long sv
     if tp == &PyUnicode_Type:
         if not PyUnicode_IS_COMPACT_ASCII(<object>item):
             return 0
         put_str(w, PyUnicode_DATA(<object>item), PyUnicode_GET_LENGTH(<object>item))
         return 1
-    if key:
-        return 0
     if tp == &PyFloat_Type:
         return put_f64(w, PyFloat_AS_DOUBLE(<object>item)) + 1
     if tp == &PyLong_Type:
@@ -1252,7 +1249,7 @@ cdef int write_any_atom(Writer *w, PyObject *item, bint key) except -1:
         return put_byte(w, 0xc0) + 1
     return 0
 
-cdef int (*_write_any_atom)(Writer *, PyObject *, bint) except -1
+cdef int (*_write_any_atom)(Writer *, PyObject *) except -1
 _write_any_atom = write_any_atom
 
 
