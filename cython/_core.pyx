@@ -6,7 +6,7 @@ One extension built from these parts (msgpack-python's layout):
 - ``zp_wire.h``, ``zp_civil.h``, ``zp_object.h``, ``zp_stack.h``: C
   primitives (big-endian loads and stores, float bits, civil dates,
   member-slot access, the thread's stack bounds); no Python objects are built
-  there.
+  there. ``zp_freelist.h``: the memory of dropped records, kept for the next.
 - ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
   fields by zid, kinds, nested plans, slot offsets).
 - ``_trail.pxi``: where the codec is in the value tree, for error paths and the
@@ -62,6 +62,8 @@ from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int3
 from libc.string cimport memcmp, memcpy, memmove
 
 import datetime as _datetime_module
+import gc as _gc_module
+import sys as _sys_module
 
 from msgpack import ExtType as _MsgpackExtType
 
@@ -102,11 +104,19 @@ cdef extern from "zp_civil.h":
 
 cdef extern from "zp_object.h":
     Py_ssize_t zp_member_offset(object descr, PyTypeObject *owner) noexcept
-    object zp_alloc_instance(PyTypeObject *tp)
     void zp_slot_set(object obj, Py_ssize_t offset, object value) noexcept
     PyObject *zp_slot_get(object obj, Py_ssize_t offset) noexcept
     bint zp_small_long(object o, long long *out) noexcept
     bint zp_long_is_zero(object o) noexcept
+
+cdef extern from "zp_freelist.h":
+    Py_ssize_t zp_free_class(PyTypeObject *tp) noexcept
+    bint zp_frees_records(PyTypeObject *tp) noexcept
+    void zp_use_record_dealloc(PyTypeObject *tp) noexcept
+    object zp_alloc_record(PyTypeObject *tp, Py_ssize_t k)
+    Py_ssize_t zp_free_records() noexcept
+    void zp_freelist_init(Py_ssize_t gc_head) noexcept
+    bint zp_freelist_enabled() noexcept
 
 cdef extern from "zp_stack.h":
     uintptr_t zp_stack_here() noexcept nogil

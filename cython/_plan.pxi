@@ -39,7 +39,7 @@ cdef enum:
     K_BYTEARRAY = 30    # [N]byte: a bin of exactly N bytes
 
 cdef enum:
-    BUILD_SLOTS = 0     # tp_alloc, fill the member slots, then __post_init__ if any
+    BUILD_SLOTS = 0     # tp_alloc (or a freelist block), fill the member slots, then __post_init__ if any
     BUILD_CALL = 1      # cls(**fields)
 
 # Kinds whose schema number maps to a plan kind one to one.
@@ -127,6 +127,7 @@ cdef class StructPlan:
     cdef object post_init           # __post_init__ of BUILD_SLOTS classes, or None
     cdef bint slots_readable        # every field has a slot offset
     cdef bint untrackable           # records may leave the collector's lists (_record.pxi)
+    cdef Py_ssize_t free_class      # the freelist its instances come from (zp_freelist.h), or -1
     cdef tuple fields               # FieldPlan in zid order
     cdef tuple msgp_fields          # FieldPlan in declaration order
     cdef PyObject **by_zid          # borrowed FieldPlan per zid below zid_limit; NULL for unknown and Skip
@@ -292,6 +293,7 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     plan.tp = <PyTypeObject *>cls
     plan.size_hint = MIN_SIZE_HINT
     plan.zero_cost = -1
+    plan.free_class = -1            # until compile_struct knows how instances are built
     return plan
 
 
@@ -396,6 +398,8 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     # __dict__ could store a container unseen.
     plan.untrackable = (plan.build == BUILD_SLOTS and plan.post_init is None and sp_is_record(plan.cls)
                         and plan.unknown_offset < 0)
+    plan.free_class = (zp_free_class(plan.tp) if plan.build == BUILD_SLOTS and zp_frees_records(plan.tp)
+                       else -1)
 
 
 # The zero values write_struct compares by identity first (held here, so that the
@@ -594,7 +598,7 @@ cdef inline object field_zero(FieldPlan fp):
 cdef object make_zero_struct(StructPlan sp):
     cdef FieldPlan fp
     if sp.build == BUILD_SLOTS:
-        obj = zp_alloc_instance(sp.tp)
+        obj = zp_alloc_record(sp.tp, sp.free_class)
         for fp in sp.fields:
             zp_slot_set(obj, fp.offset, field_zero(fp))
         if sp.unknown_offset >= 0:

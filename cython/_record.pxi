@@ -75,6 +75,31 @@ cdef class FrozenRecordBase:
 
 zp_use_object_new(<PyTypeObject *>FrozenRecordBase)
 
+# The memory of their instances goes to zp_freelist.h, for the decoder's next records,
+# once the collector's header is known to be the size it assumes.
+zp_freelist_init(_sys_module.getsizeof([]) - [].__sizeof__())
+zp_use_record_dealloc(<PyTypeObject *>RecordBase)
+zp_use_record_dealloc(<PyTypeObject *>FrozenRecordBase)
+
+#: Whether dropped records leave their memory for the next (zp_freelist.h): on for the
+#: Python versions it was written for (3.11 to 3.13, with the GIL).
+RECORD_FREELIST = zp_freelist_enabled()
+
+
+def _free_records():
+    """Give the memory kept for the next records (zp_freelist.h) back to Python's
+    allocator; returns how many blocks there were. A full collection does it too."""
+    return zp_free_records()
+
+
+def _after_collection(phase, info):
+    # as CPython clears its own freelists: at the end of every full collection
+    if phase == "stop" and info["generation"] == 2:
+        zp_free_records()
+
+
+_gc_module.callbacks.append(_after_collection)
+
 
 cdef bint record_class_untrackable(object cls) except -1:
     """Whether the decoder may untrack instances of cls that hold no containers: they

@@ -691,7 +691,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         reader_fail(r, r.pos, f"expected struct {sp.name} (a map), found {wire_type_name(b)}")
     reader_enter(r)
     if slots:
-        obj = zp_alloc_instance(sp.tp)
+        obj = zp_alloc_record(sp.tp, sp.free_class)
     else:
         obj = {}
     for i in range(n):

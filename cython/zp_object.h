@@ -1,6 +1,7 @@
 /* Direct access to the member slots of __slots__ classes (dataclass(slots=True)).
  * The offsets come from the class's own member descriptors, read once when a
- * schema is compiled; instances come from tp_alloc, as object.__new__ would. */
+ * schema is compiled; instances come from tp_alloc, as object.__new__ would
+ * (or from zp_freelist.h's blocks, made as tp_alloc makes them). */
 #ifndef ZP_OBJECT_H
 #define ZP_OBJECT_H
 
@@ -22,10 +23,6 @@ static inline Py_ssize_t zp_member_offset(PyObject *descr, PyTypeObject *owner) 
     if (m->d_member->type != T_OBJECT_EX || (m->d_member->flags & READONLY))
         return -1;
     return m->d_member->offset;
-}
-
-static inline PyObject *zp_alloc_instance(PyTypeObject *tp) {
-    return tp->tp_alloc(tp, 0);
 }
 
 static inline PyObject **zp_slot(PyObject *obj, Py_ssize_t offset) {

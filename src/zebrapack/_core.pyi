@@ -9,6 +9,7 @@ from .schema.model import SchemaDef
 DEFAULT_MAX_DEPTH: int
 DEFAULT_ZERO_ALLOWANCE: int
 OPTIMIZED_BUILD: bool
+RECORD_FREELIST: bool
 
 class Codec:
     """Compiled plans for every struct of a schema; decode and encode."""
@@ -39,6 +40,8 @@ class RecordBase:
 
 class FrozenRecordBase:
     """C base of zebrapack.FrozenRecord (frozen dataclasses)."""
+
+def _free_records() -> int: ...
 
 # The columnar reader (zebrapack.arrow): ArrowField is zebrapack.arrow._mapping.ArrowField.
 def arrow_schema_capsule(field: Any) -> object: ...
