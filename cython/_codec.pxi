@@ -232,32 +232,32 @@ cdef class Codec:
     # -- encoding -------------------------------------------------------------
 
     @cython.final
-    cdef inline StructPlan _plan_of(self, object obj):
+    cdef inline PyObject *_plan_of(self, object obj) except NULL:
+        """obj's plan, borrowed: the codec's _plans hold every plan for its lifetime."""
         # Records of one class usually come in a row: the last plan found is tried
         # first. One pointer, read and written whole with the GIL held.
         cdef PyObject *last = self._last_plan
         if last != NULL and Py_TYPE(obj) == (<StructPlan>last).tp:
-            return <StructPlan>last
+            return last
         return self._plan_of_class(obj)
 
     @cython.final
-    cdef StructPlan _plan_of_class(self, object obj):
+    cdef PyObject *_plan_of_class(self, object obj) except NULL:
         plan = plan_of_instance(self._by_class, obj)
         if plan is None:
             raise _EncodeError(f"{type(obj).__name__} is not a struct type of this schema", "$", None)
         if Py_TYPE(obj) == (<StructPlan>plan).tp:
             self._last_plan = <PyObject *>plan
-        return <StructPlan>plan
+        return <PyObject *>plan     # borrowed: held by _by_class and _plans
 
     @cython.final
-    cdef inline int _start_encode(self, Writer *w, StructPlan plan, bint structnames, str mode) except -1:
-        """The writer's mode and trail for one record of plan (raises for a bad mode)."""
+    cdef inline void _start_encode(self, Writer *w, StructPlan plan, bint structnames, bint msgp) noexcept:
+        """The writer's mode and trail for one record of plan."""
         trail_init(&w.trail, self.max_depth)
         w.trail.root = <PyObject *>plan.name
-        w.msgp = _mode_is_msgp(mode)
-        w.structnames = structnames and not w.msgp
+        w.msgp = msgp
+        w.structnames = structnames and not msgp
         w.by_class = <PyObject *>self._by_class
-        return 0
 
     cdef int _encode_failed(self, Writer *w) except -1:
         """write_struct raised: an EncodeError or a warning goes on as it is, anything
@@ -283,7 +283,8 @@ cdef class Codec:
 
     # binding(False): a plain method descriptor, whose calls skip the cyfunction's
     # wrapping (about 150 instructions per call); "clinic": its docstring carries the
-    # text signature, so that inspect.signature still reads it.
+    # text signature, so that inspect.signature still reads it. The call encode(obj)
+    # does not come here but goes straight to _encode (_encode_fastcall below).
     @cython.binding(False)
     @cython.embedsignature.format("clinic")
     def encode(self, obj, *, bint structnames=True, str mode="zebrapack"):
@@ -294,11 +295,16 @@ cdef class Codec:
         reference's ``-msgp`` flag. Raises ``EncodeError`` for any value the Go
         reader would reject.
         """
+        return self._encode(<PyObject *>obj, structnames, _mode_is_msgp(mode))
+
+    @cython.final
+    cdef object _encode(self, PyObject *obj, bint structnames, bint msgp):
+        """encode's work, its arguments known (obj borrowed from the caller)."""
         cdef Writer w
         cdef unsigned char small[SMALL_RECORD]
-        cdef StructPlan plan = self._plan_of(obj)
+        cdef StructPlan plan = <StructPlan>self._plan_of(<object>obj)
         cdef Py_ssize_t hint = struct_size_hint(plan)
-        self._start_encode(&w, plan, structnames, mode)
+        self._start_encode(&w, plan, structnames, msgp)
         w.out_array = NULL
         w.has_view = False
         w.pos = 0
@@ -315,10 +321,11 @@ cdef class Codec:
             w.out_bytes = <PyObject *>out
             del out
             w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
-        if _write_struct_unchecked(&w, plan, obj, w.structnames) < 0:
+        if _write_struct_unchecked(&w, plan, <object>obj, w.structnames) < 0:
             Py_XDECREF(w.out_bytes)
             self._encode_failed(&w)
-        trail_release(&w.trail)
+        if w.trail.entries != w.trail.inline_entries:     # a deep record (depth is 0 again)
+            trail_release(&w.trail)
         record_encoded_size(plan, w.pos)
         if w.out_bytes == NULL:
             return PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
@@ -337,7 +344,7 @@ cdef class Codec:
         offset + the record long; nothing is copied on the way. On error the
         buffer is cut back to ``offset``."""
         cdef Writer w
-        cdef StructPlan plan = self._plan_of(obj)
+        cdef StructPlan plan = <StructPlan>self._plan_of(obj)
         cdef Py_ssize_t size = PyByteArray_GET_SIZE(buffer)
         if offset == -1:
             offset = size
@@ -353,7 +360,7 @@ cdef class Codec:
         w.has_view = True
         w.data = <unsigned char *>w.view.buf
         try:
-            self._start_encode(&w, plan, structnames, mode)
+            self._start_encode(&w, plan, structnames, _mode_is_msgp(mode))    # a bad mode cuts back too
             self._run_encode(&w, plan, obj)
         except BaseException:
             w.pos = offset
@@ -362,3 +369,49 @@ cdef class Codec:
             if w.has_view:
                 PyBuffer_Release(&w.view)
             PyByteArray_Resize(buffer, w.pos)
+
+
+cdef extern from *:
+    """
+    /* A method of a static type replaced by a METH_FASTCALL | METH_KEYWORDS C
+       function of our own (its name and docstring kept): one per process, as the
+       type itself. */
+    static PyMethodDef zp_encode_method;
+
+    static int zp_replace_method(PyTypeObject *tp, const char *name, void *function, const char *doc) {
+        PyObject *descr;
+        zp_encode_method.ml_name = name;
+        zp_encode_method.ml_meth = (PyCFunction)(void (*)(void))function;
+        zp_encode_method.ml_flags = METH_FASTCALL | METH_KEYWORDS;
+        zp_encode_method.ml_doc = doc;
+        descr = PyDescr_NewMethod(tp, &zp_encode_method);
+        if (descr == NULL)
+            return -1;
+        if (PyDict_SetItemString(tp->tp_dict, name, descr) < 0) {
+            Py_DECREF(descr);
+            return -1;
+        }
+        Py_DECREF(descr);
+        PyType_Modified(tp);
+        return 0;
+    }
+    """
+    int zp_replace_method(PyTypeObject *tp, const char *name, void *function, const char *doc) except -1
+    object PyObject_Vectorcall(object callable, PyObject **args, size_t nargsf, PyObject *kwnames)
+
+
+# Codec.encode as CPython calls it. encode(obj), the call of every loop, goes straight
+# to the work without argument parsing (about 50 instructions of a 700-instruction
+# small record); any other call (keywords, a wrong count) goes through the def's own
+# parsing, whose errors stay Python's.
+cdef object _encode_parsing = Codec.__dict__["encode"]
+
+cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames):
+    if kwnames == NULL and nargs == 1:
+        return (<Codec>self)._encode(args[0], True, False)
+    return PyObject_Vectorcall(_encode_parsing.__get__(self, Codec), args, nargs, kwnames)
+
+# its docstring with the text signature first, as the def's (kept alive here)
+cdef bytes _ENCODE_DOC = (f"encode{_encode_parsing.__text_signature__}\n--\n\n"
+                          f"{_encode_parsing.__doc__}").encode("utf-8")
+zp_replace_method(<PyTypeObject *>Codec, "encode", <void *>_encode_fastcall, _ENCODE_DOC)
