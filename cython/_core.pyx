@@ -106,6 +106,7 @@ cdef extern from "zp_object.h":
     Py_ssize_t zp_member_offset(object descr, PyTypeObject *owner) noexcept
     void zp_slot_set(object obj, Py_ssize_t offset, object value) noexcept
     PyObject *zp_slot_get(object obj, Py_ssize_t offset) noexcept
+    bint zp_is_gc(object o) noexcept
     bint zp_small_long(object o, long long *out) noexcept
     bint zp_long_is_zero(object o) noexcept
 
@@ -113,7 +114,7 @@ cdef extern from "zp_freelist.h":
     Py_ssize_t zp_free_class(PyTypeObject *tp) noexcept
     bint zp_frees_records(PyTypeObject *tp) noexcept
     void zp_use_record_dealloc(PyTypeObject *tp) noexcept
-    object zp_alloc_record(PyTypeObject *tp, Py_ssize_t k)
+    object zp_alloc_record(PyTypeObject *tp, Py_ssize_t k, int *tracked)
     Py_ssize_t zp_free_records() noexcept
     void zp_freelist_init(Py_ssize_t gc_head) noexcept
     bint zp_freelist_enabled() noexcept

@@ -597,8 +597,11 @@ cdef inline object field_zero(FieldPlan fp):
 
 cdef object make_zero_struct(StructPlan sp):
     cdef FieldPlan fp
+    cdef int tracked
     if sp.build == BUILD_SLOTS:
-        obj = zp_alloc_record(sp.tp, sp.free_class)
+        obj = zp_alloc_record(sp.tp, sp.free_class, &tracked)
+        if not tracked:
+            PyObject_GC_Track(<PyObject *>obj)
         for fp in sp.fields:
             zp_slot_set(obj, fp.offset, field_zero(fp))
         if sp.unknown_offset >= 0:

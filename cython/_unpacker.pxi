@@ -684,6 +684,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     cdef unsigned char k
     cdef bint slots = sp.build == BUILD_SLOTS
     cdef bint holds_gc = False              # a value the collector knows was stored
+    cdef int tracked = 1
     cdef const unsigned char *tag
     cdef dict unknown = None
     cdef bint wide
@@ -691,7 +692,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         reader_fail(r, r.pos, f"expected struct {sp.name} (a map), found {wire_type_name(b)}")
     reader_enter(r)
     if slots:
-        obj = zp_alloc_record(sp.tp, sp.free_class)
+        obj = zp_alloc_record(sp.tp, sp.free_class, &tracked)
     else:
         obj = {}
     for i in range(n):
@@ -761,12 +762,12 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             value = read_value(r, <TypePlan>fc.type)
         if slots:
             filled += zp_slot_store(obj, fc.offset, value)
-            holds_gc = holds_gc or PyObject_IS_GC(value)
+            holds_gc = holds_gc or zp_is_gc(value)
         else:
             obj[(<FieldPlan>fc.plan).attr] = value
     trail_leave(&r.trail)
     if slots:
-        return finish_slots_struct(r, sp, obj, unknown, filled == sp.field_count, holds_gc)
+        return finish_slots_struct(r, sp, obj, unknown, filled == sp.field_count, holds_gc, tracked)
     return finish_struct(r, sp, obj, unknown)
 
 
@@ -775,10 +776,11 @@ cdef extern from "zp_object.h":
 
 
 cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict unknown, bint complete,
-                                bint holds_gc):
+                                bint holds_gc, bint tracked):
     """A BUILD_SLOTS instance: absent fields get their zero value (none when every field
     was read), unknown entries are attached, and a record that holds no value the
-    collector knows leaves its lists (_record.pxi)."""
+    collector knows is left off its lists (_record.pxi); every other one is on them
+    before any Python code sees it. tracked: whether it is on them now."""
     cdef FieldC *fc
     cdef Py_ssize_t i
     if not complete:
@@ -792,13 +794,17 @@ cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict u
                     claim_zero(r, (<FieldPlan>fc.plan).zero_cost)
                 zero = None if fc.time_field else make_zero(<TypePlan>fc.type)
                 zp_slot_set(partial, fc.offset, zero)
-                holds_gc = holds_gc or PyObject_IS_GC(zero)
+                holds_gc = holds_gc or zp_is_gc(zero)
     if sp.unknown_offset >= 0:
         zp_slot_set(partial, sp.unknown_offset, unknown)
+    if sp.untrackable and not holds_gc:     # never with a __post_init__ (_plan.pxi)
+        if tracked:
+            PyObject_GC_UnTrack(<PyObject *>partial)
+        return partial
+    if not tracked:
+        PyObject_GC_Track(<PyObject *>partial)
     if sp.post_init is not None:
         sp.post_init(partial)
-    elif sp.untrackable and not holds_gc:
-        PyObject_GC_UnTrack(<PyObject *>partial)
     return partial
 
 

@@ -11,8 +11,9 @@
  * or weakref pre-header), allocated by PyType_GenericAlloc and freed by
  * PyObject_GC_Del. Such a block is PyObject_Malloc'ed memory of exactly
  * ZP_GC_HEAD + tp_basicsize bytes, the collector's header first. A block
- * is taken back zeroed and initialized as PyType_GenericAlloc would (tracked,
- * one reference, a new reference to its type).
+ * is taken back zeroed and initialized as PyType_GenericAlloc would (one
+ * reference, a new reference to its type), but left untracked: the decoder
+ * tracks a record once it knows it holds a container.
  *
  * The collector's count of young objects is not decremented when a block goes
  * in, nor incremented when it comes back out: a block in the list counts as
@@ -116,17 +117,19 @@ static inline void zp_use_record_dealloc(PyTypeObject *tp) {
 }
 
 /* A new instance of tp, as tp->tp_alloc(tp, 0) makes it; k: zp_free_class(tp) for
- * a class freed by zp_record_dealloc, else -1. */
-static inline PyObject *zp_alloc_record(PyTypeObject *tp, Py_ssize_t k) {
+ * a class freed by zp_record_dealloc, else -1. *tracked: whether the collector
+ * tracks it (tp_alloc's instances) or not (the freelist's). */
+static inline PyObject *zp_alloc_record(PyTypeObject *tp, Py_ssize_t k, int *tracked) {
     PyObject *o;
     if (k >= 0 && (o = zp_free_head[k]) != NULL) {
         zp_free_head[k] = (PyObject *)Py_TYPE(o);
         zp_free_len[k]--;
         memset((char *)o - ZP_GC_HEAD, 0, ZP_GC_HEAD + (size_t)tp->tp_basicsize);
         PyObject_Init(o, tp);
-        PyObject_GC_Track(o);
+        *tracked = 0;
         return o;
     }
+    *tracked = 1;
     return tp->tp_alloc(tp, 0);
 }
 

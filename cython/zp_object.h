@@ -50,6 +50,13 @@ static inline int zp_slot_store(PyObject *obj, Py_ssize_t offset, PyObject *valu
     return 0;
 }
 
+/* PyObject_IS_GC without its call: the type's GC flag, and the type's tp_is_gc
+ * where it has one (type objects), as CPython's own inline test reads them. */
+static inline int zp_is_gc(PyObject *o) {
+    PyTypeObject *tp = Py_TYPE(o);
+    return PyType_IS_GC(tp) && (tp->tp_is_gc == NULL || tp->tp_is_gc(o));
+}
+
 /* A borrowed reference to the slot's value, or NULL when it is unset. */
 static inline PyObject *zp_slot_get(PyObject *obj, Py_ssize_t offset) {
     return *zp_slot(obj, offset);

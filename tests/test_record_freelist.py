@@ -237,3 +237,53 @@ def test_generated_records_reuse_memory():
     address = id(schema.decode(data))
     assert id(schema.decode(data)) == address
     assert schema.decode(data) == a
+
+
+def test_a_reused_record_is_tracked_before_its_post_init_runs():
+    seen: list[bool] = []
+    decoding = [False]
+
+    class Probe:
+        pass
+
+    @dataclass(slots=True)
+    class Checked(Record):
+        X: Annotated[int, Zid(0)] = 0
+        Y: Annotated[str, Zid(1)] = ""
+        Z: Annotated[Any, Zid(2)] = None
+
+        def __post_init__(self) -> None:
+            if decoding[0]:
+                seen.append(gc.is_tracked(self))
+                self.Z = [self, Probe()]    # a cycle, stored where the collector can see it
+
+    schema = schema_of(Checked, Three)
+    data, drop = schema.encode(Checked(X=1)), schema.encode(Three(X=1))
+    decoding[0] = True
+    _free_records()
+    schema.decode(drop)                     # leaves a block of three slots
+    record = schema.decode(data)
+    assert seen == [True] and gc.is_tracked(record)
+    probe = weakref.ref(record.Z[1])        # in the cycle
+    del record
+    gc.collect()
+    assert probe() is None
+
+
+def test_zero_values_of_absent_nested_records_come_tracked_from_reused_memory():
+    @dataclass(slots=True)
+    class Inner(Record):
+        A: Annotated[int, Zid(0)] = 0
+        B: Annotated[str, Zid(1)] = ""
+        C: Annotated[Any, Zid(2)] = None
+
+    @dataclass(slots=True)
+    class Outer(Record):
+        In: Annotated[Inner, Zid(0)] = None     # type: ignore[assignment]
+
+    schema = schema_of(Outer, Inner, Three)
+    drop = schema.encode(Three(X=1))
+    _free_records()
+    schema.decode(drop)
+    outer = schema.decode(b"\x81\xff\xa5Outer")
+    assert outer.In == Inner() and gc.is_tracked(outer.In) and gc.is_tracked(outer)
