@@ -719,13 +719,17 @@ cdef enum:
     FIELD_GENERAL = 2       # not an exact built-in value of the field's type: write_value decides
 
 
-cdef inline int field_room(Writer *w, FieldC *fc, Py_ssize_t n) except -1:
+cdef inline int field_room(Writer *w, FieldC *fc, Py_ssize_t n, bint grow) except -1:
+    """0 when n bytes fit at w.pos, the buffer grown if they did not and grow allows it;
+    1 when they do not fit and grow is False (write_flat_record: write_struct grows)."""
     # ensure() spelled out: the compiler keeps this test inline in write_inline_field.
     # Growing is the one thing of an inline field that can fail: the field goes into
     # the trail only then, for the error's path (every other failure sets its own).
     if n > w.cap - w.pos:
+        if not grow:
+            return 1
         trail_field(&w.trail, fc.plan)
-        return writer_grow(w, n)
+        writer_grow(w, n)
     return 0
 
 
@@ -740,11 +744,12 @@ cdef inline unsigned char *put_field_key(Writer *w, FieldC *fc) noexcept:
     return p + fc.wkey_len
 
 
-cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint omit) except -1:
+cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint omit, bint grow) except -1:
     """A field whose value is an exact built-in of its type (FieldC.inline_kind): its key
     and value under one capacity check, or left out when it is the zero and omit asks
     so (the same zeros as is_plain_zero: 0, +0.0 but not -0.0 or NaN, "", False). No
-    Python code runs and nothing can fail but memory. FIELD_GENERAL for anything else."""
+    Python code runs and nothing can fail but memory. FIELD_GENERAL for anything else,
+    and (grow False: nothing can fail) when the buffer is too short."""
     cdef PyTypeObject *tp = Py_TYPE(<object>slot)
     cdef int inline_kind = fc.inline_kind
     cdef long long sv
@@ -766,7 +771,8 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
                 return FIELD_GENERAL
         elif sv < 0 or <uint64_t>sv > fc.umax:
             return FIELD_GENERAL
-        field_room(w, fc, fc.wkey_len + 9)
+        if field_room(w, fc, fc.wkey_len + 9, grow):
+            return FIELD_GENERAL
         p = put_field_key(w, fc)
         if inline_kind == INLINE_SIGNED:
             p += zp_store_signed(p, sv)
@@ -778,7 +784,8 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
         d = PyFloat_AS_DOUBLE(<object>slot)
         if omit and d == 0.0 and not signbit(d):    # -0.0 is written: only +0.0 is empty
             return FIELD_OMITTED
-        field_room(w, fc, fc.wkey_len + 9)
+        if field_room(w, fc, fc.wkey_len + 9, grow):
+            return FIELD_GENERAL
         p = put_field_key(w, fc)
         p[0] = 0xcb
         zp_store_u64(p + 1, zp_double_bits(d))
@@ -791,20 +798,23 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
             return FIELD_OMITTED
         if n > ZP_MAX_LENGTH32:             # write_str raises msgpack's limit
             return FIELD_GENERAL
-        field_room(w, fc, fc.wkey_len + 5 + n)
+        if field_room(w, fc, fc.wkey_len + 5 + n, grow):
+            return FIELD_GENERAL
         p = zp_store_str_header(put_field_key(w, fc), n)
         zp_copy_short(p, PyUnicode_DATA(<object>slot), n)
         p += n
     elif inline_kind == INLINE_BOOL:
         if <object>slot is True:
-            field_room(w, fc, fc.wkey_len + 1)
+            if field_room(w, fc, fc.wkey_len + 1, grow):
+                return FIELD_GENERAL
             p = put_field_key(w, fc)
             p[0] = 0xc3
             p += 1
         elif <object>slot is False:
             if omit:
                 return FIELD_OMITTED
-            field_room(w, fc, fc.wkey_len + 1)
+            if field_room(w, fc, fc.wkey_len + 1, grow):
+                return FIELD_GENERAL
             p = put_field_key(w, fc)
             p[0] = 0xc2
             p += 1
@@ -874,7 +884,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
             trail_field(&w.trail, fc.plan)
             writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
         if fc.inline_kind != INLINE_NONE:
-            written = write_inline_field(w, fc, slot, omit)
+            written = write_inline_field(w, fc, slot, omit, True)
             if written == FIELD_WRITTEN:
                 count += 1
                 continue
@@ -914,6 +924,49 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         memmove(w.data + header_pos + small, w.data + header_pos + header_size, body)
         w.pos -= header_size - small
     _store_map_header(w.data + header_pos, count, small)
+    return 1
+
+
+cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
+    """A root record of a flat plan (StructPlan.flat), in zebrapack mode and of exactly
+    the plan's class, at w.pos: one loop over its slots, zero fields left out, 1 when
+    written. Nothing in it can fail: a value write_inline_field does not write itself
+    (another type, out of range, a non-ASCII str, an unset slot) or a buffer too short
+    for the next field returns 0 with w.pos where it was, and write_struct writes the
+    record (growing the buffer, raising what it raises). A root record needs no trail
+    level: depth 1 is within every max_depth."""
+    cdef Py_ssize_t start = w.pos
+    cdef Py_ssize_t header_size = map_header_size(sp.field_count + with_name)
+    cdef Py_ssize_t count = 0, small
+    cdef FieldC *fc = sp.cfields
+    cdef FieldC *end = fc + sp.field_count
+    cdef PyObject *slot
+    cdef int written
+    if header_size + sp.name_entry_len > w.cap - w.pos:
+        return 0
+    w.pos += header_size
+    if with_name:
+        zp_copy_short(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)
+        w.pos += sp.name_entry_len
+        count = 1
+    while fc < end:
+        slot = zp_slot_get(obj, fc.offset)
+        if slot != fc.zero:
+            if slot == NULL:
+                break
+            written = write_inline_field(w, fc, slot, True, False)
+            if written == FIELD_GENERAL:
+                break
+            count += written                # FIELD_WRITTEN 1, FIELD_OMITTED 0
+        fc += 1
+    if fc != end:
+        w.pos = start
+        return 0
+    small = map_header_size(count)
+    if small < header_size:
+        memmove(w.data + start + small, w.data + start + header_size, w.pos - start - header_size)
+        w.pos -= header_size - small
+    _store_map_header(w.data + start, count, small)
     return 1
 
 

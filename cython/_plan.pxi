@@ -128,6 +128,8 @@ cdef class StructPlan:
     cdef bint slots_readable        # every field has a slot offset
     cdef bint untrackable           # records may leave the collector's lists (_record.pxi)
     cdef Py_ssize_t free_class      # the freelist its instances come from (zp_freelist.h), or -1
+    cdef bint flat                  # every field written inline, read by its slot, nothing preserved:
+                                    # write_flat_record may write a root record of it
     cdef tuple fields               # FieldPlan in zid order
     cdef tuple msgp_fields          # FieldPlan in declaration order
     cdef PyObject **by_zid          # borrowed FieldPlan per zid below zid_limit; NULL for unknown and Skip
@@ -400,6 +402,15 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
                         and plan.unknown_offset < 0)
     plan.free_class = (zp_free_class(plan.tp) if plan.build == BUILD_SLOTS and zp_frees_records(plan.tp)
                        else -1)
+    plan.flat = plan.slots_readable and not plan.preserve and all_fields_inline(plan)
+
+
+cdef bint all_fields_inline(StructPlan plan):
+    cdef Py_ssize_t i
+    for i in range(plan.field_count):
+        if plan.cfields[i].inline_kind == INLINE_NONE:
+            return False
+    return True
 
 
 # The zero values write_struct compares by identity first (held here, so that the
