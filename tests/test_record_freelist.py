@@ -63,10 +63,17 @@ def schema_of(*classes: type) -> zebrapack.Schema:
 
 
 @pytest.fixture(autouse=True)
-def empty_freelist():
+def only_these_records():
+    """An empty freelist, and only the test's own records going into it: no garbage of
+    earlier tests left for a collection to free meanwhile, no automatic collection."""
+    gc.collect()
     _free_records()
-    yield
-    _free_records()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        _free_records()
 
 
 def test_the_freelist_is_on_for_every_python_it_was_written_for():
