@@ -126,12 +126,14 @@ def chart(decode_rows: list[Row], encode_rows: list[Row], path: Path) -> None:
         for y, r in zip(positions, ratios):
             ax.text(r.high + 0.03, y, f"{r.median:.2f}", va="center", fontsize=7)
     ax.axvline(1.0, color="black", linewidth=1)
+    highest = max(row.vs("Struct").high for row in [*decode_rows, *encode_rows])
+    ax.set_xlim(0, max(1.1, highest + 0.15))         # room for the labels right of the bars
     ax.set_yticks(range(len(names)), names)
     ax.invert_yaxis()
     ax.set_xlabel("time ratio zebrapack / msgspec.Struct (< 1: zebrapack faster)")
     ax.set_title("zebrapack vs msgspec.Struct, per record shape")
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)    # off the bars
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
