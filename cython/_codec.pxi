@@ -378,21 +378,20 @@ cdef class Codec:
 
 cdef extern from *:
     """
-    /* A method of a static type replaced by a METH_FASTCALL | METH_KEYWORDS C
-       function of our own (its name and docstring kept): one per process, as the
-       type itself. */
+    /* Codec.encode replaced by a METH_FASTCALL | METH_KEYWORDS C function of our own,
+       its name and docstring kept. The method table entry lives as long as the type. */
     static PyMethodDef zp_encode_method;
 
-    static int zp_replace_method(PyTypeObject *tp, const char *name, void *function, const char *doc) {
+    static int zp_install_encode(PyTypeObject *tp, void *function, const char *doc) {
         PyObject *descr;
-        zp_encode_method.ml_name = name;
+        zp_encode_method.ml_name = "encode";
         zp_encode_method.ml_meth = (PyCFunction)(void (*)(void))function;
         zp_encode_method.ml_flags = METH_FASTCALL | METH_KEYWORDS;
         zp_encode_method.ml_doc = doc;
         descr = PyDescr_NewMethod(tp, &zp_encode_method);
         if (descr == NULL)
             return -1;
-        if (PyDict_SetItemString(tp->tp_dict, name, descr) < 0) {
+        if (PyDict_SetItemString(tp->tp_dict, "encode", descr) < 0) {
             Py_DECREF(descr);
             return -1;
         }
@@ -401,7 +400,7 @@ cdef extern from *:
         return 0;
     }
     """
-    int zp_replace_method(PyTypeObject *tp, const char *name, void *function, const char *doc) except -1
+    int zp_install_encode(PyTypeObject *tp, void *function, const char *doc) except -1
     object PyObject_Vectorcall(object callable, PyObject **args, size_t nargsf, PyObject *kwnames)
 
 
@@ -419,4 +418,4 @@ cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyO
 # its docstring with the text signature first, as the def's (kept alive here)
 cdef bytes _ENCODE_DOC = (f"encode{_encode_parsing.__text_signature__}\n--\n\n"
                           f"{_encode_parsing.__doc__}").encode("utf-8")
-zp_replace_method(<PyTypeObject *>Codec, "encode", <void *>_encode_fastcall, _ENCODE_DOC)
+zp_install_encode(<PyTypeObject *>Codec, <void *>_encode_fastcall, _ENCODE_DOC)
