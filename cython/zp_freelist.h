@@ -24,7 +24,7 @@
  * builds, Python versions this was not written and tested for, and until
  * zp_freelist_init has checked the collector's header size. All calls
  * hold the GIL. zp_free_records() empties the lists (a full collection does,
- * through a gc callback registered by zebrapack.schema). */
+ * through the gc callback _record.pxi registers). */
 #ifndef ZP_FREELIST_H
 #define ZP_FREELIST_H
 
