@@ -275,9 +275,7 @@ cdef class Codec:
     cdef int _run_encode(self, Writer *w, StructPlan plan, object obj) except -1:
         """The record at w.pos, once _start_encode has set the writer up."""
         cdef Py_ssize_t start = w.pos
-        if plan.flat and not w.msgp and Py_TYPE(obj) == plan.tp and write_flat_record(w, plan, obj, w.structnames):
-            pass
-        elif _write_struct_unchecked(w, plan, obj, w.structnames) < 0:
+        if not write_flat_root(w, plan, obj) and _write_struct_unchecked(w, plan, obj, w.structnames) < 0:
             self._encode_failed(w)
         trail_release(&w.trail)
         record_encoded_size(plan, w.pos - start)
@@ -323,10 +321,8 @@ cdef class Codec:
             w.out_bytes = <PyObject *>out
             del out
             w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
-        if plan.flat and not msgp and Py_TYPE(<object>obj) == plan.tp \
-                and write_flat_record(&w, plan, <object>obj, w.structnames):
-            pass
-        elif _write_struct_unchecked(&w, plan, <object>obj, w.structnames) < 0:
+        if not write_flat_root(&w, plan, <object>obj) \
+                and _write_struct_unchecked(&w, plan, <object>obj, w.structnames) < 0:
             Py_XDECREF(w.out_bytes)
             self._encode_failed(&w)
         if w.trail.entries != w.trail.inline_entries:     # a deep record (depth is 0 again)

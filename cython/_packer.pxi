@@ -835,12 +835,35 @@ cdef inline Py_ssize_t skip_zero_slots(FieldC *fields, Py_ssize_t j, Py_ssize_t 
     return j
 
 
+cdef inline Py_ssize_t open_struct_map(Writer *w, StructPlan sp, Py_ssize_t header_size, bint with_name) noexcept:
+    """Room for the map header left at w.pos (room for it and the name entry ensured),
+    then the -1 name entry if with_name; returns the entries written (0 or 1)."""
+    w.pos += header_size
+    if not with_name:
+        return 0
+    zp_copy_short(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)   # short: no libc call
+    w.pos += sp.name_entry_len
+    return 1
+
+
+cdef inline void close_struct_map(Writer *w, Py_ssize_t header_pos, Py_ssize_t header_size,
+                                  Py_ssize_t count) noexcept:
+    """The map header at header_pos for count entries. The header took room for every
+    field; the gap is closed if fewer were written."""
+    cdef Py_ssize_t small = map_header_size(count)
+    if small < header_size:
+        memmove(w.data + header_pos + small, w.data + header_pos + header_size,
+                w.pos - header_pos - header_size)
+        w.pos -= header_size - small
+    _store_map_header(w.data + header_pos, count, small)
+
+
 cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
     """Fields in zid order (declaration order in msgp mode) under a map header
     sized for the fields actually written, as the reference writes it."""
     cdef FieldC *fields = sp.cmsgp_fields if w.msgp else sp.cfields
     cdef FieldC *fc
-    cdef Py_ssize_t count = 0, key_pos, header_pos, header_size, body, small, j, n
+    cdef Py_ssize_t count, key_pos, header_pos, header_size, j, n
     cdef Py_ssize_t next_unknown = 0, unknown_count = 0
     cdef PyObject *slot
     cdef bint direct = sp.slots_readable and Py_TYPE(obj) == sp.tp
@@ -853,11 +876,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
     header_size = map_header_size(sp.field_count + with_name + unknown_count)
     ensure(w, header_size + sp.name_entry_len)
     header_pos = w.pos
-    w.pos += header_size
-    if with_name:
-        zp_copy_short(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)   # short: no libc call
-        w.pos += sp.name_entry_len
-        count += 1
+    count = open_struct_map(w, sp, header_size, with_name)
     writer_enter(w)
     j = 0
     n = sp.field_count
@@ -917,14 +936,17 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         count += put_unknown_entry(w, unknown[next_unknown])
         next_unknown += 1
     trail_leave(&w.trail)
-    # The header took room for every field; close the gap if fewer were written.
-    small = map_header_size(count)
-    body = w.pos - header_pos - header_size
-    if small < header_size:
-        memmove(w.data + header_pos + small, w.data + header_pos + header_size, body)
-        w.pos -= header_size - small
-    _store_map_header(w.data + header_pos, count, small)
+    close_struct_map(w, header_pos, header_size, count)
     return 1
+
+
+cdef inline int write_flat_root(Writer *w, StructPlan sp, object obj) except -1:
+    """A root record (encode's, encode_into's) through write_flat_record when it may take
+    it: a flat plan, zebrapack mode, exactly the plan's class. 1 when written; 0 and
+    nothing written otherwise, for write_struct."""
+    if sp.flat and not w.msgp and Py_TYPE(obj) == sp.tp:
+        return write_flat_record(w, sp, obj, w.structnames)
+    return 0
 
 
 cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
@@ -937,18 +959,14 @@ cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name)
     level: depth 1 is within every max_depth."""
     cdef Py_ssize_t start = w.pos
     cdef Py_ssize_t header_size = map_header_size(sp.field_count + with_name)
-    cdef Py_ssize_t count = 0, small
+    cdef Py_ssize_t count
     cdef FieldC *fc = sp.cfields
     cdef FieldC *end = fc + sp.field_count
     cdef PyObject *slot
     cdef int written
     if header_size + sp.name_entry_len > w.cap - w.pos:
         return 0
-    w.pos += header_size
-    if with_name:
-        zp_copy_short(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)
-        w.pos += sp.name_entry_len
-        count = 1
+    count = open_struct_map(w, sp, header_size, with_name)
     while fc < end:
         slot = zp_slot_get(obj, fc.offset)
         if slot != fc.zero:
@@ -962,11 +980,7 @@ cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name)
     if fc != end:
         w.pos = start
         return 0
-    small = map_header_size(count)
-    if small < header_size:
-        memmove(w.data + start + small, w.data + start + header_size, w.pos - start - header_size)
-        w.pos -= header_size - small
-    _store_map_header(w.data + start, count, small)
+    close_struct_map(w, start, header_size, count)
     return 1
 
 
