@@ -30,26 +30,10 @@ class Flat(Record):
     G: Annotated[bool, Zid(6)] = False
 
 
-@dataclass(slots=True)
-class Wide(Record):                          # 17 fields: a map16 header, shrunk when few are set
-    F00: Annotated[int, Zid(0)] = 0
-    F01: Annotated[int, Zid(1)] = 0
-    F02: Annotated[int, Zid(2)] = 0
-    F03: Annotated[int, Zid(3)] = 0
-    F04: Annotated[int, Zid(4)] = 0
-    F05: Annotated[int, Zid(5)] = 0
-    F06: Annotated[int, Zid(6)] = 0
-    F07: Annotated[int, Zid(7)] = 0
-    F08: Annotated[int, Zid(8)] = 0
-    F09: Annotated[int, Zid(9)] = 0
-    F10: Annotated[int, Zid(10)] = 0
-    F11: Annotated[int, Zid(11)] = 0
-    F12: Annotated[int, Zid(12)] = 0
-    F13: Annotated[int, Zid(13)] = 0
-    F14: Annotated[int, Zid(14)] = 0
-    F15: Annotated[int, Zid(15)] = 0
-    F16: Annotated[str, Zid(16)] = ""
-
+# 17 fields: a map16 header, shrunk when few are set
+Wide = dataclasses.make_dataclass(
+    "Wide", [(f"F{i:02}", Annotated[int, Zid(i)], 0) for i in range(16)] + [("F16", Annotated[str, Zid(16)], "")],
+    bases=(Record,), slots=True)
 
 # 130 fields: keys of two bytes from zid 128 on, and more than the stack buffer holds
 Many = dataclasses.make_dataclass(
@@ -61,9 +45,8 @@ class FlatRef(Flat):
     pass
 
 
-@dataclass(slots=True)
-class WideRef(Wide):
-    pass
+class WideRef(Wide):    # type: ignore[misc,valid-type]
+    __slots__ = ()
 
 
 class ManyRef(Many):    # type: ignore[misc,valid-type]

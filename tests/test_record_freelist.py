@@ -113,18 +113,18 @@ def test_a_record_from_the_freelist_is_a_fresh_record():
 
 def test_records_of_other_classes_with_as_many_slots_share_the_memory():
     schema = schema_of(Three, OtherThree, FrozenThree)
-    data = [schema.encode(Three(X=1, Y="a", Z={"k": 1})), schema.encode(OtherThree(A=1.5, B=BDAY, C=True)),
-            schema.encode(FrozenThree(X=7, Y="f", Z=9))]
-    _free_records()                 # the arguments above left their memory there
+    expected = [Three(X=1, Y="a", Z={"k": 1}), OtherThree(A=1.5, B=BDAY, C=True), FrozenThree(X=7, Y="f", Z=9)]
+    data = [schema.encode(value) for value in expected]
     three = schema.decode(data[0])
     address = id(three)
     del three
     other = schema.decode(data[1])
-    assert id(other) == address and type(other) is OtherThree
-    assert other == OtherThree(A=1.5, B=BDAY, C=True)
+    assert _free_records() == 0             # the block three left was taken
+    assert id(other) == address and type(other) is OtherThree and other == expected[1]
     del other
     frozen = schema.decode(data[2])
-    assert id(frozen) == address and frozen == FrozenThree(X=7, Y="f", Z=9)
+    assert _free_records() == 0
+    assert id(frozen) == address and frozen == expected[2]
     with pytest.raises(AttributeError):
         frozen.X = 1        # type: ignore[misc]
 
@@ -132,10 +132,12 @@ def test_records_of_other_classes_with_as_many_slots_share_the_memory():
 def test_constructed_records_give_their_memory_to_decoded_ones():
     schema = schema_of(Three)
     data = schema.encode(Three(X=6))
+    _free_records()                 # the argument Three(X=6) left its memory there
     made = Three(X=5)
     address = id(made)
     del made
     decoded = schema.decode(data)
+    assert _free_records() == 0     # the block made left was taken
     assert id(decoded) == address and decoded == Three(X=6)
 
 
@@ -241,9 +243,12 @@ def test_generated_records_reuse_memory():
     schema = zebrapack.load(Path(__file__).parent / "vectors" / "schemas" / "zp.z")
     a = schema.types["A"](Name="n", Bday=BDAY, Phone="p", Sibs=2, GPA=3.5, Friend=True)
     data = schema.encode(a)
-    address = id(schema.decode(data))
-    assert id(schema.decode(data)) == address
-    assert schema.decode(data) == a
+    _free_records()
+    schema.decode(data)
+    assert _free_records() == 1             # the dropped record's memory was kept
+    schema.decode(data)
+    record = schema.decode(data)
+    assert _free_records() == 0 and record == a     # and taken by the next one
 
 
 def test_a_reused_record_is_tracked_before_its_post_init_runs():
@@ -279,18 +284,13 @@ def test_a_reused_record_is_tracked_before_its_post_init_runs():
 
 def test_zero_values_of_absent_nested_records_come_tracked_from_reused_memory():
     @dataclass(slots=True)
-    class Inner(Record):
-        A: Annotated[int, Zid(0)] = 0
-        B: Annotated[str, Zid(1)] = ""
-        C: Annotated[Any, Zid(2)] = None
-
-    @dataclass(slots=True)
     class Outer(Record):
-        In: Annotated[Inner, Zid(0)] = None     # type: ignore[assignment]
+        In: Annotated[Three, Zid(0)] = None     # type: ignore[assignment]
 
-    schema = schema_of(Outer, Inner, Three)
+    schema = schema_of(Outer, Three)
     drop = schema.encode(Three(X=1))
     _free_records()
     schema.decode(drop)
     outer = schema.decode(b"\x81\xff\xa5Outer")
-    assert outer.In == Inner() and gc.is_tracked(outer.In) and gc.is_tracked(outer)
+    assert _free_records() == 0                 # the zero Three took the block
+    assert outer.In == Three() and gc.is_tracked(outer.In) and gc.is_tracked(outer)
