@@ -212,6 +212,30 @@ def test_clashing_names_still_type_and_round_trip(modules: dict[str, types.Modul
     assert typing.get_type_hints(clash.Person)["Other"] is clash.Address
 
 
+def test_array_zeros_of_a_struct_named_underscore_are_made_by_the_generated_module() -> None:
+    # `_` is a struct name Python takes; `[_() for _ in range(3)]` would call the loop's int
+    # (found by the load fuzz target, tests/fuzz/load/gen-struct-named-underscore-*).
+    def array(length: str, element: dict[str, Any]) -> dict[str, Any]:
+        return {"Kind": 27, "Str": "Array", "Domain": {"Kind": 2, "Str": length}, "Range": element}
+
+    document = {"SourcePackage": "blank", "Structs": {
+        "_": {"StructName": "_", "Fields": [_field(0, "Name", {"Kind": 2, "Str": "string"})]},
+        "Grid": {"StructName": "Grid", "Fields": [_field(0, "Cells", array("2", array("3", _ident("_"))))]},
+    }}
+    source = generate_module(zebrapack.load(document).model)
+    module = types.ModuleType("zebrapack_blank_generated")
+    sys.modules[module.__name__] = module      # dataclasses look their module up
+    try:
+        exec(compile(source, "<generated>", "exec"), module.__dict__)    # noqa: S102 - our own generated code
+    finally:
+        del sys.modules[module.__name__]
+    cells = module.Grid().Cells
+    assert cells == [[module._()] * 3] * 2
+    assert len({id(cell) for row in cells for cell in row}) == 6     # each a fresh record
+    grid = module.Grid(Cells=[[module._(Name=f"{i}{j}") for j in range(3)] for i in range(2)])
+    assert module.schema.decode(module.schema.encode(grid)) == grid
+
+
 def test_generation_is_stable_and_the_same_from_z_and_z_json(generated_dir: Path) -> None:
     for name in SCHEMA_NAMES:
         from_z = (generated_dir / f"{name}_models.py").read_text()

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -94,4 +95,15 @@ class SourceWriter:
         assert isinstance(factory, _ArrayZero), factory
         if factory.immutable:
             return f"[{self.value(factory.zero)}] * {factory.length}"
-        return f"[{self._make(factory.zero)} for _ in range({factory.length})]"
+        element = self._make(factory.zero)
+        return f"[{element} for {_unused_name(element)} in range({factory.length})]"
+
+
+def _unused_name(expression: str) -> str:
+    """A comprehension variable the expression does not name: ``_``, or as many underscores
+    as it takes (a struct may be called ``_``, and its alias ``__``)."""
+    names = set(re.findall(r"\w+", expression))
+    name = "_"
+    while name in names:
+        name += "_"
+    return name
