@@ -212,6 +212,18 @@ def test_clashing_names_still_type_and_round_trip(modules: dict[str, types.Modul
     assert typing.get_type_hints(clash.Person)["Other"] is clash.Address
 
 
+def _run_generated(document: dict[str, Any]) -> types.ModuleType:
+    """The module zebrapack gen writes for a schema document, executed."""
+    source = generate_module(zebrapack.load(document).model)
+    module = types.ModuleType(f"zebrapack_{document['SourcePackage']}_generated")
+    sys.modules[module.__name__] = module      # dataclasses look their module up
+    try:
+        exec(compile(source, "<generated>", "exec"), module.__dict__)    # noqa: S102 - our own generated code
+    finally:
+        del sys.modules[module.__name__]
+    return module
+
+
 def test_array_zeros_of_a_struct_named_underscore_are_made_by_the_generated_module() -> None:
     # `_` is a struct name Python takes; `[_() for _ in range(3)]` would call the loop's int
     # (found by the load fuzz target, tests/fuzz/load/gen-struct-named-underscore-*).
@@ -222,18 +234,33 @@ def test_array_zeros_of_a_struct_named_underscore_are_made_by_the_generated_modu
         "_": {"StructName": "_", "Fields": [_field(0, "Name", {"Kind": 2, "Str": "string"})]},
         "Grid": {"StructName": "Grid", "Fields": [_field(0, "Cells", array("2", array("3", _ident("_"))))]},
     }}
-    source = generate_module(zebrapack.load(document).model)
-    module = types.ModuleType("zebrapack_blank_generated")
-    sys.modules[module.__name__] = module      # dataclasses look their module up
-    try:
-        exec(compile(source, "<generated>", "exec"), module.__dict__)    # noqa: S102 - our own generated code
-    finally:
-        del sys.modules[module.__name__]
+    module = _run_generated(document)
     cells = module.Grid().Cells
     assert cells == [[module._()] * 3] * 2
     assert len({id(cell) for row in cells for cell in row}) == 6     # each a fresh record
     grid = module.Grid(Cells=[[module._(Name=f"{i}{j}") for j in range(3)] for i in range(2)])
     assert module.schema.decode(module.schema.encode(grid)) == grid
+
+
+def test_a_struct_whose_name_starts_with_underscore_gets_an_alias_python_does_not_mangle() -> None:
+    # A field named as its struct hides the class in the class body; the alias "__A" would
+    # be mangled there (found by the load fuzz target, tests/fuzz/load/gen-alias-*).
+    document = {"SourcePackage": "under", "Structs": {
+        "_A": {"StructName": "_A", "Fields": [_field(0, "X", {"Kind": 2, "Str": "string"})]},
+        "Holder": {"StructName": "Holder", "Fields": [_field(0, "_A", _ident("_A"))]},
+    }}
+    module = _run_generated(document)
+    assert module.Holder()._A == getattr(module, "_A")()
+    holder = module.Holder(_A=getattr(module, "_A")(X="x"))
+    assert module.schema.decode(module.schema.encode(holder)) == holder
+
+
+@pytest.mark.parametrize(("struct", "alias"), [("_A", "_A_"), ("A", "_A")])
+def test_a_struct_named_as_another_ones_alias_is_refused(struct: str, alias: str) -> None:
+    document = {"SourcePackage": "clash", "Structs": {
+        name: {"StructName": name, "Fields": [_field(0, "X", {"Kind": 2, "Str": "string"})]} for name in (struct, alias)}}
+    with pytest.raises(SchemaError, match=f"'{alias}' is the alias the generated module gives '{struct}'"):
+        generate_module(zebrapack.load(document).model)
 
 
 def test_generation_is_stable_and_the_same_from_z_and_z_json(generated_dir: Path) -> None:

@@ -71,7 +71,9 @@ class ModuleModel:
 
 
 def alias_of(class_name: str) -> str:
-    return "_" + class_name
+    """What a class body calls a class whose name a field of its own hides: ``_`` before
+    the name, or after a name that starts with one (``__A`` would be mangled there)."""
+    return class_name + "_" if class_name.startswith("_") else "_" + class_name
 
 
 def build_module(schema: SchemaDef) -> ModuleModel:
@@ -83,11 +85,13 @@ def build_module(schema: SchemaDef) -> ModuleModel:
         name: type(python_name(name), (StructRef,), {"struct_name": name}) for name in schema.structs
     }
     class_names = {name: python_name(name) for name in schema.structs}
+    aliases = {alias_of(class_name): class_name for class_name in class_names.values()}
     for name, class_name in class_names.items():
         if class_name in MODULE_NAMES:
             raise SchemaError(f"the generated module needs the name {class_name!r} for itself", name)
-        if class_name.startswith("_") and class_name[1:] in class_names.values():
-            raise SchemaError(f"{class_name!r} is the alias the generated module gives {class_name[1:]!r}", name)
+        if class_name in aliases:
+            raise SchemaError(f"{class_name!r} is the alias the generated module gives {aliases[class_name]!r}",
+                              name)
     classes = []
     for name in value_dependency_order(schema.structs):
         struct = schema.structs[name]
