@@ -10,7 +10,7 @@ This package reads and writes it byte for byte as the Go reference does::
 """
 
 from ._core import DEFAULT_MAX_DEPTH, DEFAULT_ZERO_ALLOWANCE
-from ._errors import DecodeError, EncodeError, SchemaError
+from ._errors import DecodeError, EncodeError, SchemaError, TornTailError
 from .evolution.compat import CompatibilityReport, Finding, check_compatible
 from .evolution.from_dataclasses import (
                                          GoKind,
@@ -85,6 +85,7 @@ __all__ = [
     "Split",
     "StructDef",
     "Timestamp",
+    "TornTailError",
     "TypeRef",
     "Types",
     "Zid",

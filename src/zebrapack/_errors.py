@@ -44,6 +44,16 @@ class DecodeError(_CodecError):
     """
 
 
+class TornTailError(DecodeError):
+    """The input ended inside a record: a torn tail, such as a writer killed mid-write
+    or a connection closed mid-record leaves.
+
+    Every record before it was complete, and the reader has delivered them. ``offset``
+    is where the torn record starts, which is where the valid data ends: truncating the
+    file there leaves only complete records, and appending may resume from it.
+    """
+
+
 class EncodeError(_CodecError):
     """A value that does not fit the declared type (what the Go reader would reject).
 
