@@ -17,6 +17,7 @@ import msgpack
 from .._errors import DecodeError
 from ..schema.document import schema_document
 from ..schema.model import SchemaDef
+from .tears import ends_inside_record, torn_tail_error
 from .index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, IndexRecorder, default_index_path, write_index
 
 
@@ -26,6 +27,9 @@ class Schema(Protocol):
 
     @property
     def model(self) -> SchemaDef: ...
+
+    @property
+    def max_depth(self) -> int: ...
 
     def _decode_at(self, data: bytes | bytearray | memoryview, start: int, type: Any = None,
                    strict: bool = False, base: int = 0, stop: int = -1,
@@ -63,7 +67,11 @@ def iter_records(
         size = len(data)
         position = base
         while position < size:
-            record, position = schema._decode_at(data, position, type, strict)
+            try:
+                record, position = schema._decode_at(data, position, type, strict)
+            except DecodeError as exc:
+                _raise_if_torn(exc, data, position, 0, schema.max_depth)
+                raise
             yield record
         return
     if chunk_size < 1:
@@ -74,7 +82,12 @@ def iter_records(
     at_end = False
     while True:
         if position < len(buffer):
-            record, end = schema._decode_at(buffer, position, type, strict, offset, -1, not at_end)
+            try:
+                record, end = schema._decode_at(buffer, position, type, strict, offset, -1, not at_end)
+            except DecodeError as exc:
+                if at_end:          # a torn tail, or corruption
+                    _raise_if_torn(exc, buffer, position, offset, schema.max_depth)
+                raise
             if end >= 0:
                 yield record
                 position = end
@@ -92,6 +105,14 @@ def iter_records(
             at_end = True
         else:
             buffer += chunk
+
+
+def _raise_if_torn(error: DecodeError, data: bytes | bytearray | memoryview, start: int, base: int,
+                   max_depth: int) -> None:
+    """Raise ``TornTailError`` (from ``error``) when ``data`` ends inside the record at
+    ``start`` (at stream offset ``base + start``); else ``error`` is corruption: return."""
+    if ends_inside_record(data, start, max_depth):
+        raise torn_tail_error(base + start, len(data) - start) from error
 
 
 class RecordWriter:

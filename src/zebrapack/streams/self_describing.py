@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import msgpack
 
-from .._errors import DecodeError, SchemaError
+from .._errors import DecodeError, SchemaError, TornTailError
 from ..evolution.compat import check_compatible
 from ..schema.loader import Schema, load
 from .records import BinaryReader, iter_records
@@ -143,6 +143,9 @@ def _read_schema_document(read: Callable[[int], bytes], chunk_size: int) -> tupl
                                   "$", 0) from None
             chunk = read(min(chunk_size, room))
             if not chunk:
+                if fed:         # a writer killed inside the schema document
+                    raise TornTailError("torn tail: the stream ends before its schema document is whole", "$",
+                                        0) from None
                 raise DecodeError("stream ends before its schema", "$", len(fed)) from None
             fed += chunk
             unpacker.feed(chunk)
