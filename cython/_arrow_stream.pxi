@@ -687,6 +687,7 @@ cdef class ArrowRecordReader:
     cdef ZStream *z
     cdef list _keep             # the Python objects the segments point into
     cdef bint _exported
+    cdef object __weakref__     # zebrapack.streams.reading knows the files it reads by it
 
     def __cinit__(self, field, codec, *, Py_ssize_t batch_rows, Py_ssize_t batch_bytes, bint strict,
                   bint time_us, Py_ssize_t max_record_size=1 << 28, Py_ssize_t read_chunk=1 << 20):
@@ -826,6 +827,11 @@ cdef class ArrowRecordReader:
             free(schema)
             raise MemoryError()
         return PyCapsule_New(schema, "arrow_schema", <PyCapsule_Destructor>zp_schema_capsule_free), array_capsule
+
+    @property
+    def reading(self):
+        """Whether more may be read: neither at the end of the sources nor failed."""
+        return not (self.z.finished or self.z.failed)
 
     def error(self):
         """The reader's error as an exception: DecodeError (with ``record``; TornTailError for an

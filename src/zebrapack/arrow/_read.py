@@ -14,6 +14,7 @@ from typing import Any
 
 from .._core import ArrowRecordReader, arrow_schema_capsule
 from ..streams.index_format import Split
+from ..streams.reading import descriptor, register
 from ..streams.schema_prefix import may_start_with_schema, read_schema_prefix, schema_prefix_end
 from ..streams.self_describing import MAX_SCHEMA_SIZE
 from ._mapping import ArrowField, arrow_fields
@@ -136,6 +137,11 @@ class RecordBatchStream:
         max_depth = self._codec.max_depth
         for item in self._sources:
             _add_source(reader, item, max_depth)
+            # a writer of one of these files refuses to truncate it while this reader reads it
+            file = item.path if isinstance(item, Split) else item if isinstance(item, (str, os.PathLike)) else \
+                descriptor(item) if _is_file_object(item) else None
+            if file is not None:
+                register(file, reader, _still_reading)
         return reader
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
@@ -178,6 +184,10 @@ class RecordBatchStream:
 
     def __repr__(self) -> str:
         return f"<zebrapack.arrow.RecordBatchStream of {self._field.struct}, {len(self._sources)} source(s)>"
+
+
+def _still_reading(reader: ArrowRecordReader) -> bool:
+    return reader.reading
 
 
 def _is_file_object(item: Any) -> bool:

@@ -34,6 +34,7 @@ from .index_format import (
     parse_index,
     write_index,
 )
+from .reading import register_file_object
 from .records import Schema
 from .schema_prefix import read_schema_prefix, schema_prefix_end
 from .tears import ends_inside_record, torn_tail_error
@@ -247,6 +248,7 @@ def iter_split_batches(schema: _Decoder, split: Split, type: Any = None, *, stri
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, not {batch_size}")
     with open(split.path, "rb") as handle:
+        register_file_object(handle)    # a writer of this file refuses to truncate it while it is read
         if not split.indexed:
             start = split.start
             if start == 0:

@@ -22,6 +22,7 @@ import msgpack
 
 from .._core import DEFAULT_MAX_DEPTH, skip_records
 from ..schema.loader import Schema, load
+from .reading import register_file_object
 from .records import iter_records
 from .schema_prefix import schema_prefix_end
 
@@ -112,6 +113,7 @@ def recover(path: str | os.PathLike[str], schema: Schema[Any] | None = None, typ
 def _complete_records(recovery: Recovery) -> Iterator[Any]:
     assert recovery.schema is not None
     with open(recovery.path, "rb") as handle:
+        register_file_object(handle)    # a writer of this file refuses to truncate it while it is read
         handle.seek(recovery.data_start)
         source = _Bounded(handle, recovery.valid_end - recovery.data_start)
         yield from iter_records(recovery.schema, source, recovery.type, strict=recovery.strict,

@@ -16,6 +16,7 @@ import msgpack
 from .._errors import DecodeError, SchemaError, TornTailError
 from ..evolution.compat import check_compatible
 from ..schema.loader import Schema, load
+from .reading import register_file_object
 from .records import BinaryReader, iter_records
 
 
@@ -93,6 +94,7 @@ def open_stream(source: StreamSource, *, type: str | type | None = None, strict:
     closer = None
     if isinstance(source, (str, os.PathLike)):
         source = closer = open(source, "rb")
+        register_file_object(closer)    # a writer of this file refuses to truncate it while it is read
     if isinstance(source, (bytes, bytearray, memoryview)):
         view = memoryview(source).cast("B")
         document, schema_end, _ = _read_schema_document(_BufferReader(view).read, chunk_size)
