@@ -368,6 +368,40 @@ def test_consumed_from_another_thread(tmp_path):
     assert all(table.num_rows == 2000 for table in result.values())
 
 
+@pytest.mark.parametrize("source", ["bytes", "path"])
+def test_threads_calling_read_next_batch_on_one_stream_get_each_row_once(tmp_path, source):
+    """The stream's kept reader is made and read under a lock: threads take turns, so that
+    every batch goes to one of them (it was made twice: the first batch twice)."""
+    records = a_records(3000)
+    data = encode_all(records)
+    path = tmp_path / "t.zpk"
+    path.write_bytes(data)
+    for _ in range(10):
+        stream = zpa.read(data if source == "bytes" else path, EXAMPLES, "A", batch_rows=50)
+        names, errors = [], []
+        start = threading.Barrier(4)
+
+        def pull():
+            start.wait()
+            while True:
+                try:
+                    batch = stream.read_next_batch()
+                except StopIteration:
+                    return
+                except RuntimeError as error:       # an error is allowed, a duplicate is not
+                    errors.append(error)
+                    return
+                names.extend(batch.column("Name").to_pylist())
+
+        threads = [threading.Thread(target=pull) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors
+        assert sorted(names) == sorted(r.Name for r in records)
+
+
 def test_gil_is_released_while_a_batch_decodes():
     data = encode_all(a_records(2000)) * 100
     reader = zpa.read(data, EXAMPLES, "A", batch_rows=1 << 30)._open()

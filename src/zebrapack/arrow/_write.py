@@ -57,7 +57,8 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
     try:
         for batch in batches:
             start = 0
-            while start < batch.length:
+            length = encoder.bind(batch)    # the whole batch checked before any of its rows is written
+            while start < length:
                 # row numbers in errors count from the stream's first row
                 chunk, done, ends = encoder.encode(batch, start, rows - start, chunk_bytes, indexed)
                 writer.write_encoded(chunk, done - start, None if ends is None else memoryview(ends).cast("q"))
