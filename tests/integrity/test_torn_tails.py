@@ -18,6 +18,7 @@ from tests.arrow.engines import engine
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError, TornTailError
+from zebrapack.streams.reading import being_read
 
 pa = engine("pyarrow")
 
@@ -134,6 +135,9 @@ def test_a_stream_torn_inside_its_schema_document_is_a_torn_tail_at_0(tmp_path: 
             zebrapack.open_stream(WITH_SCHEMA.data[:size])
         assert torn.value.offset == 0
         path = write_bytes(tmp_path / "torn.zpk", WITH_SCHEMA.data[:size])
+        with pytest.raises(TornTailError):
+            zebrapack.open_stream(path)
+        assert not being_read(path)         # the refused stream's file is closed, not left open
         found = zebrapack.recover(path)
         assert (found.data_start, found.records, found.valid_end, found.torn) == (0, 0, 0, True)
 

@@ -100,8 +100,13 @@ def open_stream(source: StreamSource, *, type: str | type | None = None, strict:
         document, schema_end, _ = _read_schema_document(_BufferReader(view).read, chunk_size)
         reader = _records_schema(document, schema, load_options)
         return SchemaStream(reader, iter_records(reader, source, type, strict=strict, base=schema_end), closer)
-    document, schema_end, rest = _read_schema_document(source.read, chunk_size)
-    reader = _records_schema(document, schema, load_options)
+    try:
+        document, schema_end, rest = _read_schema_document(source.read, chunk_size)
+        reader = _records_schema(document, schema, load_options)
+    except BaseException:
+        if closer is not None:
+            closer.close()      # a stream refused at its start leaves no file open
+        raise
     records = iter_records(reader, source, type, strict=strict, chunk_size=chunk_size, prefix=rest,
                            base=schema_end)
     return SchemaStream(reader, records, closer)
