@@ -57,11 +57,12 @@ def test_short_writes_are_written_on(tmp_path: Path) -> None:
 
 def test_short_writes_of_arrow_chunks_are_written_on() -> None:
     pa = engine("pyarrow")
-    out = Stingy(4093)
     table = zpa.read(PLAIN.data, SCHEMA, "A").read_all()
-    assert zpa.write(pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=300)), out,
-                     SCHEMA, "A", chunk_bytes=20000) == 2000
-    assert bytes(out.data) == PLAIN.data
+    for rows, chunk_bytes in ((300, 20000), (2000, 1 << 20)):   # chunks through the writer's buffer, and past it
+        out = Stingy(4093)
+        assert zpa.write(pa.RecordBatchReader.from_batches(table.schema, table.to_batches(max_chunksize=rows)), out,
+                         SCHEMA, "A", chunk_bytes=chunk_bytes) == 2000
+        assert bytes(out.data) == PLAIN.data
 
 
 @pytest.mark.parametrize("room", [1, 5000, PLAIN.ends[700], PLAIN.ends[700] + 3])
