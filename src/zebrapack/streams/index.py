@@ -54,7 +54,7 @@ class _Decoder(Schema, Protocol):
 
 #: Records per batch of ``iter_split_batches`` (small lists decode faster: less for the GC to walk).
 DEFAULT_BATCH = 1024
-#: Bytes read at a time from a split without an index.
+#: Bytes read at a time from a split without an index, or from an index entry too large to hold.
 UNINDEXED_CHUNK = 1 << 20
 
 
