@@ -79,6 +79,7 @@ cdef struct ZStream:
     char error[ERROR_SIZE]
     ArrowSchema schema      # get_schema hands out copies
     PyObject *owner         # the ArrowRecordReader, while a C stream holds it
+    PyObject *source_error  # owned: what a Python file object's read() raised, raised again as is
 
 
 # -- errors ---------------------------------------------------------------------------
@@ -146,6 +147,11 @@ cdef int64_t pyfile_read(ZStream *z, Segment *s, uint8_t *dst, int64_t n) noexce
             z.error[len(text)] = 0
             z.failed = True
             z.error_code = EIO
+            # kept, so that the reader raises the source's own error (an object store's
+            # FileNotFoundError, a split's DecodeError), not a text about it
+            Py_XDECREF(z.source_error)
+            Py_INCREF(exc)
+            z.source_error = <PyObject *>exc
             got = -1
     return got
 
@@ -741,6 +747,9 @@ cdef class ArrowRecordReader:
         col_link_structs(self.z.root, indexes)
 
     def __dealloc__(self):
+        if self.z != NULL:
+            Py_XDECREF(self.z.source_error)
+            self.z.source_error = NULL
         zs_free(self.z)
         self.z = NULL
 
@@ -784,9 +793,9 @@ cdef class ArrowRecordReader:
         s.records = records
         s.crc = crc
 
-    def add_file_object(self, fileobj, bytes prefix, Py_ssize_t start):
+    def add_file_object(self, fileobj, bytes prefix, Py_ssize_t start, str label=None):
         """Records of a binary file object: ``prefix`` (already read, from offset ``start``), then read()."""
-        cdef Segment *s = self._segment(SEG_PYFILE, None)
+        cdef Segment *s = self._segment(SEG_PYFILE, label)
         self._keep.append(fileobj)
         self._keep.append(prefix)
         s.pyfile = <PyObject *>fileobj
@@ -836,6 +845,11 @@ cdef class ArrowRecordReader:
     def error(self):
         """The reader's error as an exception: DecodeError (with ``record``; TornTailError for an
         input that ends inside a record), or OSError / MemoryError."""
+        if self.z.source_error != NULL:
+            source_error = <object>self.z.source_error
+            if isinstance(source_error, _DecodeError) and getattr(source_error, "record", None) is None:
+                source_error.record = self.z.records
+            return source_error
         if self.z.error_code == ENOMEM:
             return MemoryError(self.z.error.decode("utf-8", "replace"))
         if self.z.error_code != EINVAL:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping
-from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
+from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 import msgpack
 
 from .._errors import DecodeError, SchemaError, TornTailError
 from ..evolution.compat import check_compatible
 from ..schema.loader import Schema, load
-from .reading import register_file_object
 from .records import BinaryReader, iter_records
+from .sources import StorageOptions, open_input
 
 
 #: The class of the records: the one given as ``open_stream(..., type=C)``, else ``Any``
@@ -61,23 +61,24 @@ StreamSource = str | os.PathLike[str] | bytes | bytearray | memoryview | BinaryR
 
 @overload
 def open_stream(source: StreamSource, *, type: type[T], strict: bool = False, chunk_size: int = 1 << 16,
-                **load_options: Any) -> SchemaStream[T]: ...
+                storage_options: StorageOptions = None, **load_options: Any) -> SchemaStream[T]: ...
 @overload
 def open_stream(source: StreamSource, *, type: str | None = None, strict: bool = False,
                 chunk_size: int = 1 << 16, schema: Schema[Any] | None = None,
-                **load_options: Any) -> SchemaStream[Any]: ...
+                storage_options: StorageOptions = None, **load_options: Any) -> SchemaStream[Any]: ...
 @overload
 def open_stream(source: StreamSource, *, type: str | type | None, strict: bool = False,
                 chunk_size: int = 1 << 16, schema: Schema[Any] | None = None,
-                **load_options: Any) -> SchemaStream[Any]: ...
+                storage_options: StorageOptions = None, **load_options: Any) -> SchemaStream[Any]: ...
 
 
 def open_stream(source: StreamSource, *, type: str | type | None = None, strict: bool = False,
                 chunk_size: int = 1 << 16, schema: Schema[Any] | None = None,
-                **load_options: Any) -> SchemaStream[Any]:
+                storage_options: StorageOptions = None, **load_options: Any) -> SchemaStream[Any]:
     """Open a stream written with ``write_schema=True``: its first object is the schema.
 
-    ``source``: a path, a binary file, or bytes. ``type``: the struct of every record
+    ``source``: a path, a URL (``s3://bucket/key``, through fsspec with
+    ``storage_options``), a binary file, or bytes. ``type``: the struct of every record
     (a name, or a class given in ``types=``), needed when records carry no struct
     name. ``load_options`` go to ``zebrapack.load`` (``types=``, ``preserve_unknown=``, ...).
     The schema document may take ``MAX_SCHEMA_SIZE`` bytes at most.
@@ -93,8 +94,9 @@ def open_stream(source: StreamSource, *, type: str | type | None = None, strict:
         raise TypeError(f"load options ({', '.join(load_options)}) apply to the stream's schema, not to schema=")
     closer = None
     if isinstance(source, (str, os.PathLike)):
-        source = closer = open(source, "rb")
-        register_file_object(closer)    # a writer of this file refuses to truncate it while it is read
+        # registered as read: a writer of this file refuses to truncate it while it is read
+        closer = open_input(source, storage_options)
+        source = cast(BinaryReader, closer)
     if isinstance(source, (bytes, bytearray, memoryview)):
         view = memoryview(source).cast("B")
         document, schema_end, _ = _read_schema_document(_BufferReader(view).read, chunk_size)
