@@ -20,6 +20,8 @@ class Proxy:
     def __init__(self, target: int) -> None:
         self._target = target
         self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.1)      # so that close() ends the accepting thread at once
+        self._closing = False
         self.port = self._listener.getsockname()[1]
         self._lock = threading.Lock()
         self.received = 0
@@ -42,9 +44,11 @@ class Proxy:
             self._cut_at, self._cuts_left = size, times
 
     def _accept(self) -> None:
-        while True:
+        while not self._closing:
             try:
                 client, _ = self._listener.accept()
+            except TimeoutError:
+                continue
             except OSError:         # closed
                 return
             try:
@@ -52,7 +56,7 @@ class Proxy:
             except OSError:
                 client.close()
                 continue
-            client.settimeout(IDLE_TIMEOUT)
+            client.settimeout(IDLE_TIMEOUT)     # (an accepted socket inherits the listener's timeout)
             with self._lock:
                 self._open |= {client, server}
             threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
@@ -97,11 +101,12 @@ class Proxy:
                 self._open.discard(item)
 
     def close(self) -> None:
+        self._closing = True
+        self._thread.join(timeout=10)
         self._listener.close()
         with self._lock:
             still_open = list(self._open)
         self._close(*still_open)
-        self._thread.join(timeout=10)
 
     def __enter__(self) -> Proxy:
         return self
