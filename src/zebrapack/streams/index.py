@@ -101,11 +101,10 @@ def _scan(handle: Any, size: int, every: int, every_bytes: int, max_depth: int, 
     entry_start = start
     records = crc = 0
     while True:
-        count, stepped = walker.step(every - records, entry_start + every_bytes)
+        count, crc = walker.step(every - records, entry_start + every_bytes, crc)
         if not count:
             break
         records += count
-        crc = zlib.crc32(stepped, crc)
         if records == every or walker.position >= entry_start + every_bytes:
             entries.append(IndexEntry(entry_start, walker.position, records, crc))
             entry_start, records, crc = walker.position, 0, 0
