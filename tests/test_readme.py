@@ -9,6 +9,7 @@ import re
 import shutil
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 from doc_blocks import readme_blocks, run_page
@@ -36,6 +37,24 @@ SETUP_COMMANDS = {
 # fuzzing) that take minutes: they are not run here.
 PROCEDURE_PAGES = {"benchmarks.md", "performance.md", "sanitizers-and-fuzzing.md"}
 PAGES = sorted(DOCS.glob("*.md"))
+
+
+#: The bucket the pages' object-store examples read and write (on the session's S3 server).
+EXAMPLES_BUCKET = "zebrapack-examples"
+
+
+@pytest.fixture(autouse=True)
+def s3_examples(s3_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The examples that read and write ``s3://`` URLs reach the session's S3 server (moto's,
+    on loopback) as they would reach AWS: through the environment's settings, with the
+    bucket they use made."""
+    import s3fs
+
+    for name, value in s3_server.env().items():
+        monkeypatch.setenv(name, value)
+    fs = s3fs.S3FileSystem(**s3_server.options(), skip_instance_cache=True)
+    if not fs.exists(EXAMPLES_BUCKET):
+        fs.mkdir(EXAMPLES_BUCKET)
 
 
 def test_every_block_of_the_readme_runs_as_written(tmp_path: Path) -> None:
