@@ -16,6 +16,8 @@ One extension built from these parts (msgpack-python's layout):
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
+- ``_stream.pxi``: ``StreamDecoder``, the push decoder of records that arrive in
+  pieces (``Schema.stream_decoder``), finding their ends with the resumable skipper.
 - ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
   (a stable ABI), for the columnar reader and writer; ``_arrow_schema.pxi``
   exports zebrapack.arrow's type mapping as an ``ArrowSchema``;
@@ -46,6 +48,7 @@ from cpython.datetime cimport (
     timedelta_seconds,
 )
 from cpython.dict cimport PyDict_Check, PyDict_Next
+from cpython.exc cimport PyErr_Clear
 
 cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object d) noexcept     # a macro: ma_used, for a dict or subclass
@@ -64,10 +67,11 @@ from libc.string cimport memcmp, memcpy, memmove
 import datetime as _datetime_module
 import gc as _gc_module
 import sys as _sys_module
+from types import GenericAlias as _GenericAlias
 
 from msgpack import ExtType as _MsgpackExtType
 
-from zebrapack._errors import DecodeError, EncodeError
+from zebrapack._errors import DecodeError, EncodeError, TornTailError
 from zebrapack.values.ext import Ext
 from zebrapack.values.gonumbers import GoComplex64, GoFloat32, GoUint64
 from zebrapack.values.gotime import GoTime
@@ -184,6 +188,7 @@ include "_skip.pxi"
 include "_unpacker.pxi"
 include "_packer.pxi"
 include "_codec.pxi"
+include "_stream.pxi"
 include "_scan.pxi"
 include "_arrow_abi.pxi"
 include "_arrow_schema.pxi"

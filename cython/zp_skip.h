@@ -244,6 +244,30 @@ static inline int zp_skip(zp_skipper *s) {
     return ZP_SKIP_DONE;
 }
 
+/* Step over as much of the value as the bytes up to s->end hold, resumably (the
+ * push decoder finding where a record that arrives in pieces ends). On
+ * ZP_SKIP_TRUNCATED the skipper stands where the value cut short starts, that
+ * value not taken yet, its level and every level above kept: once more bytes are
+ * there (the caller sets buf and end again, pos and at counting from the same
+ * start) the next call carries on with that value, and no value before it is
+ * stepped over twice, so the cost is linear in the bytes however they come. */
+static inline int zp_skip_resume(zp_skipper *s) {
+    int rc;
+    int64_t start;
+    while (zp_skip_next(s)) {
+        start = s->pos;
+        rc = zp_skip_one(s);
+        if (rc != ZP_SKIP_DONE) {
+            if (rc == ZP_SKIP_TRUNCATED) {
+                s->pos = start;             /* a container's header is read again */
+                s->levels[s->level].left++;
+            }
+            return rc;
+        }
+    }
+    return ZP_SKIP_DONE;
+}
+
 /* The size of the scalar, str, bin or ext at p when it lies whole in the `left`
  * bytes (left > 0), else 0 (containers, 0xc1, a value cut short): the common
  * case of an unknown field, stepped over without setting up a skipper. */

@@ -123,7 +123,8 @@ def test_input_ending_inside_a_record_is_an_error_after_the_complete_records(tmp
     path = tmp_path / "cut.zpk"
     path.write_bytes(A_STREAM.read_bytes()[:120])
     typed = run_cli("dump", "-s", ZP, path)
-    assert error_line(typed).startswith(f"zebrapack dump: error: {path}: record 3: A: input ends inside a value")
+    assert error_line(typed) == (f"zebrapack dump: error: {path}: record 3: $: the input ends inside a record: "
+                                 "14 bytes of it, 1 more needed at least (byte offset 106)")
     assert len(typed.stdout.splitlines()) == 2
     raw = run_cli("dump", path)
     assert error_line(raw) == (f"zebrapack dump: error: {path}: record 3: $: input ends inside a value: "

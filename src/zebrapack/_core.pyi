@@ -1,12 +1,13 @@
 """Type stubs of the compiled core (cython/_core.pyx)."""
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from mmap import mmap
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .schema.model import SchemaDef
 
 DEFAULT_MAX_DEPTH: int
+DEFAULT_MAX_RECORD_SIZE: int
 DEFAULT_ZERO_ALLOWANCE: int
 OPTIMIZED_BUILD: bool
 RECORD_FREELIST: bool
@@ -30,6 +31,28 @@ class Codec:
     def encode(self, obj: Any, *, structnames: bool = True, mode: str = "zebrapack") -> bytes: ...
     def encode_into(self, obj: Any, buffer: bytearray, offset: int = 0, *, structnames: bool = True,
                     mode: str = "zebrapack") -> None: ...
+
+_R = TypeVar("_R", covariant=True)
+
+class StreamDecoder(Generic[_R]):
+    """A push decoder: feed it bytes as they arrive, iterate it for the records complete so far."""
+
+    @property
+    def max_record_size(self) -> int: ...
+    @property
+    def records(self) -> int: ...
+    @property
+    def offset(self) -> int: ...
+    @property
+    def buffered(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    def __init__(self, codec: Codec, type: str | type | None = None, *, strict: bool = False,
+                 max_record_size: int = ..., offset: int = 0) -> None: ...
+    def feed(self, data: bytes | bytearray | memoryview) -> None: ...
+    def close(self) -> None: ...
+    def __iter__(self) -> Iterator[_R]: ...
+    def __next__(self) -> _R: ...
 
 def skip_records(data: bytes | bytearray | memoryview | mmap, start: int, max_records: int, max_end: int,
                  max_depth: int = ..., partial: bool = ...) -> tuple[int, int]: ...
