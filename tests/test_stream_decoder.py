@@ -5,7 +5,6 @@ offsets, and a cost linear in the bytes however they are split."""
 from __future__ import annotations
 
 import pickle
-import time
 import tracemalloc
 import warnings
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from conftest import VECTORS, vector_schema
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from strategies import structs
+from test_stream_sources import cpu_seconds
 
 import zebrapack
 from zebrapack import DecodeError, TornTailError
@@ -329,7 +329,7 @@ def test_options_are_checked() -> None:
 
 def test_a_large_record_in_small_pieces_costs_about_what_it_costs_whole() -> None:
     record = ZP.encode(ZP.types.Compound(Inners=[ZP.types.Inner(X=i, Y="y" * (i % 20)) for i in range(60_000)]))
-    whole = _best(lambda: ZP.decode(record))
+    whole = cpu_seconds(lambda: ZP.decode(record))
     pieces = [record[i:i + 1024] for i in range(0, len(record), 1024)]      # ~1000 pieces
 
     def in_pieces() -> Any:
@@ -340,16 +340,7 @@ def test_a_large_record_in_small_pieces_costs_about_what_it_costs_whole() -> Non
         decoder.close()
 
     # Parsing the record again at each piece would cost ~500 times decode; linear costs ~2-3.
-    assert _best(in_pieces) < 8 * whole + 0.05
-
-
-def _best(function: Any) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        function()
-        best = min(best, time.perf_counter() - start)
-    return best
+    assert cpu_seconds(in_pieces) < 8 * whole + 0.05
 
 
 def test_the_decoder_is_generic_for_type_checkers() -> None:

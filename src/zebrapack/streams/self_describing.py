@@ -169,7 +169,7 @@ class SchemaStreamDecoder(Generic[R]):
 
     @property
     def closed(self) -> bool:
-        return self._closed
+        return self._closed if self._records is None else self._records.closed
 
     def feed(self, data: bytes | bytearray | memoryview) -> None:
         """Append ``data`` to the stream (the schema's bytes first, then records')."""
