@@ -49,6 +49,7 @@ from cpython.datetime cimport (
 )
 from cpython.dict cimport PyDict_Check, PyDict_Next
 from cpython.exc cimport PyErr_Clear
+from cpython.memoryview cimport PyMemoryView_Check
 
 cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object d) noexcept     # a macro: ma_used, for a dict or subclass
@@ -143,6 +144,7 @@ cdef extern from "Python.h":
     dict _PyDict_NewPresized(Py_ssize_t minused)
     int PyErr_WarnEx(object category, const char *message, Py_ssize_t stacklevel) except -1
     unsigned long long PyLong_AsUnsignedLongLong(object pylong) except? -1
+    PyObject *PyMemoryView_GET_BASE(object mview) noexcept     # a macro: the exporter (borrowed), or NULL
 
 #: Default limit on nesting (containers inside containers, structs included).
 DEFAULT_MAX_DEPTH = 1000

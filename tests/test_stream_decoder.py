@@ -5,6 +5,7 @@ offsets, and a cost linear in the bytes however they are split."""
 from __future__ import annotations
 
 import pickle
+import sys
 import tracemalloc
 import warnings
 from collections.abc import Iterator
@@ -13,14 +14,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from conftest import VECTORS, vector_schema
+from conftest import TESTS, VECTORS, vector_schema
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from strategies import structs
 from test_stream_sources import cpu_seconds
+from typed_json import same
 
 import zebrapack
 from zebrapack import DecodeError, TornTailError
+
+sys.path.insert(0, str(TESTS / "fuzz"))
+from decode_target import records_and_error  # noqa: E402  (the fuzz target checks the same)
 
 STREAM = (VECTORS / "zp" / "A_stream.zpk").read_bytes()
 COMPOUND = (VECTORS / "zp" / "Compound_full.zpk").read_bytes()
@@ -29,14 +34,31 @@ ZP = vector_schema("zp.z")
 ZPN = vector_schema("zpn.z")
 
 
-def fed(decoder: zebrapack.StreamDecoder[Any], data: bytes, cuts: list[int]) -> Iterator[Any]:
-    """Feed data cut at cuts, giving the records after each piece; then close."""
+#: How a piece is fed: as bytes (read in place), a memoryview of bytes (read in place
+#: too), a bytearray the caller overwrites right after (copied), or as bytes without
+#: taking the records before the next piece (the pieces wait in the decoder).
+FEEDS = ("bytes", "memoryview", "bytearray", "bytes, records taken later")
+
+
+def fed(decoder: zebrapack.StreamDecoder[Any], data: bytes, cuts: list[int],
+        how: list[str] | None = None) -> Iterator[Any]:
+    """Feed data cut at cuts (each piece as ``how`` says, bytes by default), giving the
+    records after each piece; then close."""
     start = 0
-    for cut in [*cuts, len(data)]:
-        decoder.feed(data[start:cut])
-        for record in decoder:      # not yield from, which would close the decoder early
-            yield record
+    for number, cut in enumerate([*cuts, len(data)]):
+        way = how[number % len(how)] if how else "bytes"
+        if way == "bytearray":
+            piece = bytearray(data[start:cut])
+            decoder.feed(piece)
+            piece[:] = b"\xc1" * len(piece)     # the caller may reuse its buffer at once
+        else:
+            decoder.feed(memoryview(data)[start:cut] if way == "memoryview" else data[start:cut])
+        if way != "bytes, records taken later":
+            for record in decoder:      # not yield from, which would close the decoder early
+                yield record
         start = cut
+    for record in decoder:
+        yield record
     decoder.close()
 
 
@@ -56,10 +78,31 @@ def test_each_record_comes_out_when_its_last_byte_is_fed() -> None:
     assert decoder.records == 5 and decoder.closed
 
 
+@pytest.mark.parametrize("how", FEEDS)
 @pytest.mark.parametrize("piece", [1, 3, 17, 64, 4096], ids=lambda piece: f"{piece}B")
-def test_pieces_of_any_size_give_the_records_of_decode_all(piece: int) -> None:
+def test_pieces_of_any_size_give_the_records_of_decode_all(piece: int, how: str) -> None:
     data = STREAM + COMPOUND + TREE + STREAM
-    assert list(fed(ZP.stream_decoder(), data, list(range(piece, len(data), piece)))) == ZP.decode_all(data)
+    assert list(fed(ZP.stream_decoder(), data, list(range(piece, len(data), piece)), [how])) == ZP.decode_all(data)
+
+
+def test_a_piece_of_bytes_is_read_in_place_and_only_what_completes_a_record_is_copied() -> None:
+    records = STREAM * 200                   # 52 kB
+    decoder = ZP.stream_decoder()
+    tracemalloc.start()
+    try:
+        decoder.feed(records[:-10])
+        first = len(list(decoder))
+        copied_for_the_cut = tracemalloc.get_traced_memory()[1]
+        decoder.feed(records[-10:] + records)
+        rest = len(list(decoder))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (first, rest) == (999, 1001)
+    # the first piece's records (~330 bytes each: list, instances, str, datetime), and
+    # the pieces; never another copy of a whole piece
+    assert copied_for_the_cut < 999 * 330 + 60_000
+    assert peak < 1001 * 330 + 2 * 60_000
 
 
 def test_any_bytes_like_piece_is_taken_and_copied() -> None:
@@ -78,6 +121,7 @@ class _Split:
     records: list[Any]
     data: bytes
     cuts: list[int] = field(default_factory=list)
+    how: list[str] = field(default_factory=list)
 
 
 @st.composite
@@ -86,14 +130,18 @@ def split_streams(draw: st.DrawFn) -> _Split:
     records = draw(st.lists(names.flatmap(lambda name: structs(ZP, name)), max_size=6))
     data = b"".join(encoded(record) for record in records)
     cuts = sorted(draw(st.sets(st.integers(0, len(data)), max_size=12)))
-    return _Split(records, data, cuts)
+    how = draw(st.lists(st.sampled_from(FEEDS), min_size=1, max_size=len(cuts) + 1))
+    return _Split(records, data, cuts, how)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(split_streams())
 def test_every_way_of_splitting_a_stream_gives_the_records_of_decode_all(split: _Split) -> None:
-    records = list(fed(ZP.stream_decoder(), split.data, split.cuts))
-    assert [encoded(r) for r in records] == [encoded(r) for r in ZP.decode_all(split.data)]   # NaN != NaN
+    records = list(fed(ZP.stream_decoder(), split.data, split.cuts, split.how))
+    expected = ZP.decode_all(split.data)
+    assert len(records) == len(expected)
+    for record, expected_record in zip(records, expected):
+        same(record, expected_record)           # NaN equals NaN
 
 
 def encoded(record: Any) -> bytes:
@@ -112,23 +160,14 @@ def test_every_way_of_splitting_a_damaged_stream_gives_the_records_and_error_of_
     damaged = damaged[:data.draw(st.integers(0, len(damaged)))]          # perhaps cut short too
     cuts = [cut for cut in split.cuts if cut <= len(damaged)]
     note(f"damaged={bytes(damaged)!r}, cuts={cuts}")
-    expected, expected_error = outcome(ZP.iter_decode(bytes(damaged)))
+    expected, expected_error = records_and_error(ZP.iter_decode(bytes(damaged)))
     # iter_decode of bytes has no max_record_size: nor has this decoder (a length the
     # damage makes up may claim gigabytes, which the default limit would refuse first).
-    got, error = outcome(fed(ZP.stream_decoder(max_record_size=1 << 40), bytes(damaged), cuts))
-    assert [encoded(r) for r in got] == [encoded(r) for r in expected]
+    got, error = records_and_error(fed(ZP.stream_decoder(max_record_size=1 << 40), bytes(damaged), cuts, split.how))
+    assert len(got) == len(expected)
+    for record, expected_record in zip(got, expected):
+        same(record, expected_record)           # NaN equals NaN; what damage made need not encode
     assert (type(error), error and error.offset) == (type(expected_error), expected_error and expected_error.offset)
-
-
-def outcome(records: Iterator[Any]) -> tuple[list[Any], DecodeError | None]:
-    """The records an iteration gives, and the DecodeError that ends it (or None)."""
-    got: list[Any] = []
-    try:
-        for record in records:
-            got.append(record)
-    except DecodeError as exc:
-        return got, exc
-    return got, None
 
 
 # -- the end of the stream -------------------------------------------------------------------
