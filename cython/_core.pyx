@@ -181,6 +181,7 @@ cdef object _int_new = int.__new__
 cdef object _complex_new = complex.__new__
 cdef object _ExtTypes = (Ext, _MsgpackExtType)
 cdef object _DecodeError = DecodeError
+cdef object _TornTailError = TornTailError
 cdef object _EncodeError = EncodeError
 
 include "_plan.pxi"

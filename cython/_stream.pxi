@@ -29,8 +29,6 @@ cdef enum:
 #: The default ``max_record_size`` of the stream readers (``iter_decode``, ``stream_decoder``...).
 DEFAULT_MAX_RECORD_SIZE = 1 << 28
 
-cdef object _TornTailError = TornTailError
-
 
 cdef inline Py_ssize_t _needed_end(const zp_skipper *s, int rc) noexcept:
     """Where the value a skip stopped in ends at least: ZP_SKIP_TRUNCATED, the bytes it
@@ -181,12 +179,12 @@ cdef class StreamDecoder:
 
     def close(self):
         """The stream has ended: raise ``TornTailError`` if the bytes fed end inside a
-        record (its ``offset`` is where that record starts; if the part that came is
-        malformed already, the ``DecodeError`` decoding it gives). Complete records
-        not taken yet can still be iterated; iteration that reaches the torn record
-        raises the error too. Closing again, or after a ``DecodeError``, does nothing more."""
+        record (its ``offset`` is where that record starts, its ``__cause__`` the
+        decoder's own error there; if the part that came is malformed already, that
+        ``DecodeError`` instead). Complete records not taken yet can still be iterated;
+        iteration that reaches the torn record raises the error too. Closing again, or
+        after a ``DecodeError``, does nothing more."""
         cdef Py_ssize_t torn
-        cdef Py_ssize_t needed_end = -1
         if self._busy:
             raise RuntimeError("StreamDecoder.close() while it is decoding a record")
         if self._closed or self._failure is not None:
@@ -194,9 +192,9 @@ cdef class StreamDecoder:
             return
         self._closed = True
         self._spill_next()              # all the bytes at hand, for the scan below
-        torn = self._torn_record(&needed_end)
+        torn = self._torn_record()
         if torn >= 0:
-            raise self._end_error(torn, needed_end)
+            raise self._end_error(torn)
 
     def __iter__(self):
         return self
@@ -420,7 +418,7 @@ cdef class StreamDecoder:
             if self._needed_end - self._start > self.max_record_size:
                 self._fail(self._too_large(self._needed_end - self._start))
             if self._closed:
-                self._fail(self._end_error(self._start, self._needed_end))
+                self._fail(self._end_error(self._start))
             return -1
         if rc != ZP_SKIP_DONE:
             self._fail_as_decode(rc)
@@ -466,37 +464,34 @@ cdef class StreamDecoder:
         return _DecodeError(f"record larger than max_record_size={self.max_record_size} bytes "
                             f"(it takes {size} at least)", "$", self._base + self._start)
 
-    cdef object _end_error(self, Py_ssize_t start, Py_ssize_t needed_end):
-        """The error of a stream that ends inside the record at start: decode's own when
-        its bytes are malformed already (what iter_decode of the same bytes says), else
-        the TornTailError."""
+    cdef object _end_error(self, Py_ssize_t start):
+        """The error of a stream that ends inside the record at start (the skipper found
+        it cut short): decode's own when the part that came is malformed already (what
+        iter_decode of the same bytes says), else the TornTailError, its cause what
+        decode says of the part that came."""
         cdef Reader r
+        cdef Py_ssize_t held = self._end - start
         cdef PyObject *raw = self._decode_raw(&r, start, self._end)
+        cause = None
         if raw != NULL:         # cannot be: the skipper found the record cut short
             record = <object>raw
             Py_DECREF(record)
-        elif not r.truncated:
+        else:
             try:
                 self._codec._decode_failed(&r, NULL, False)
             except _DecodeError as exc:
-                return exc
-        else:
-            PyErr_Clear()
-            decode_done(&r, NULL, False)
-        return self._torn_error(start, needed_end)
+                if not r.truncated:
+                    return exc
+                cause = exc
+        error = _TornTailError(f"torn tail: the input ends inside the record that starts here ({held} "
+                               f"byte{'' if held == 1 else 's'} of it there), where the valid data ends", "$",
+                               self._base + start)
+        error.__cause__ = cause
+        return error
 
-    cdef object _torn_error(self, Py_ssize_t start, Py_ssize_t needed_end):
-        """The TornTailError of a record at start that the stream ends inside
-        (needed_end: where it would end at least, or -1)."""
-        message = f"the input ends inside a record: {self._end - start} bytes of it"
-        if needed_end > self._end:
-            message += f", {needed_end - self._end} more needed at least"
-        return _TornTailError(message, "$", self._base + start)
-
-    cdef Py_ssize_t _torn_record(self, Py_ssize_t *needed_end) except -2:
-        """Where the record that the bytes fed end inside starts (needed_end: where it
-        would end at least), or -1 (they end after a record, or before a malformed one
-        that iteration reports)."""
+    cdef Py_ssize_t _torn_record(self) except -2:
+        """Where the record that the bytes fed end inside starts, or -1 (they end after a
+        record, or before a malformed one that iteration reports)."""
         cdef zp_skipper s
         cdef zp_skip_level levels[ZP_SKIP_INLINE]
         cdef Py_ssize_t position = self._start
@@ -507,7 +502,6 @@ cdef class StreamDecoder:
             rc = zp_skip(&s)
             zp_skip_release(&s)
             if rc == ZP_SKIP_TRUNCATED or rc == ZP_SKIP_TOO_MANY:
-                needed_end[0] = _needed_end(&s, rc)
                 return position
             if rc != ZP_SKIP_DONE:
                 return -1

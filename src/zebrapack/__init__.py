@@ -49,6 +49,7 @@ from .streams.index import (
 from .streams.index_format import RecordIndex, Split
 from .streams.async_records import AsyncRecordWriter
 from .streams.records import RecordWriter
+from .streams.recovery import Recovery, recover
 from .streams.self_describing import SchemaStream, SchemaStreamDecoder, open_stream, schema_stream_decoder
 from .values.ext import Ext
 from .values.gonumbers import GoComplex64, GoFloat32, GoUint64
@@ -80,6 +81,7 @@ __all__ = [
     "Record",
     "RecordIndex",
     "RecordWriter",
+    "Recovery",
     "Retired",
     "Schema",
     "SchemaDef",
@@ -113,6 +115,7 @@ __all__ = [
     "load_index",
     "open_stream",
     "read_index",
+    "recover",
     "schema_from_dataclasses",
     "schema_from_go",
     "schema_stream_decoder",

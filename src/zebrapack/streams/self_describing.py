@@ -20,6 +20,7 @@ from .._core import DEFAULT_MAX_RECORD_SIZE, StreamDecoder
 from .._errors import DecodeError, SchemaError, TornTailError
 from ..evolution.compat import check_compatible
 from ..schema.loader import Schema, load
+from .reading import register_file_object
 from .records import iter_records, pulled_records
 from .sources import ByteSource, available_reader
 
@@ -107,6 +108,7 @@ def open_stream(source: StreamSource, *, type: str | type | None = None, strict:
     closer = None
     if isinstance(source, (str, os.PathLike)):
         source = closer = open(source, "rb")
+        register_file_object(closer)    # a writer of this file refuses to truncate it while it is read
     try:
         read = available_reader(source, chunk_size)
         decoder = SchemaStreamDecoder(type=type, strict=strict, max_record_size=max_record_size, schema=schema,
@@ -266,7 +268,8 @@ class SchemaDocumentReader:
         """The stream ended before the document was whole: the error saying so."""
         if self.fed == 0:
             raise DecodeError("the stream ends before its schema: it is empty", "$", 0)
-        raise TornTailError(f"the stream ends before its schema is whole: {self.fed} bytes of it", "$", 0)
+        raise TornTailError(f"torn tail: the stream ends before its schema document is whole ({self.fed} bytes "
+                            "of it there)", "$", 0)
 
 
 def _records_schema(document: Mapping[str, Any], schema: Schema[Any] | None,
