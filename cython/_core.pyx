@@ -48,7 +48,7 @@ from cpython.datetime cimport (
     timedelta_seconds,
 )
 from cpython.dict cimport PyDict_Check, PyDict_Next
-from cpython.exc cimport PyErr_Clear
+from cpython.exc cimport PyErr_Clear, PyErr_ExceptionMatches
 from cpython.memoryview cimport PyMemoryView_Check
 
 cdef extern from "Python.h":

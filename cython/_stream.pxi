@@ -9,18 +9,21 @@
 # they are copied into the decoder's own buffer, which so holds at most the
 # records not taken yet and the start of the one still arriving; of the next piece
 # only what completes that record is copied, the rest is read in place again.
-# A record that lies whole in the bytes at hand is decoded straight away. One that the bytes fed so far end inside is scanned with
-# the resumable skipper (zp_skip_resume), which after each feed carries on where
-# it stopped, and is decoded once its last byte is there: a record that comes in
-# k pieces is read about twice, never k times, so the cost is linear in the bytes
-# however they are split. The record at the end of the buffer is scanned first
-# when it may well be cut short (fewer bytes left than the last record's size and
-# a quarter), so that a decode rarely fails on a cut and throws its work away; one
-# that does fails at most once per feed.
 #
-# Memory: the buffer holds what was fed and not taken; a record that needs (or is
-# known to need) more than max_record_size bytes is a DecodeError, so a peer that
-# sends an endless record, or a header claiming 4 GB, cannot make it grow beyond that.
+# A record that lies whole in the bytes at hand is decoded straight away. One that
+# the bytes fed so far end inside is scanned with the resumable skipper
+# (zp_skip_resume), which after each feed carries on where it stopped, and is
+# decoded once its last byte is there: a record that comes in k pieces is read
+# about twice, never k times, so the cost is linear in the bytes however they are
+# split. The record at the end of the bytes at hand is scanned first when it may
+# well be cut short (fewer bytes left than the last record's size and a quarter),
+# so that a decode rarely fails on a cut and throws its work away; one that does
+# fails at most once per feed.
+#
+# Memory: the pieces fed and not taken (by reference, or copied); a record that
+# needs (or is known to need) more than max_record_size bytes is a DecodeError, so a
+# peer that sends an endless record, or a header claiming 4 GB, cannot make the
+# decoder hold more than that.
 
 cdef enum:
     STREAM_FIRST_CAPACITY = 1 << 16     # the buffer's first size; also the least it shrinks to
@@ -91,7 +94,7 @@ cdef class StreamDecoder:
     cdef Py_ssize_t _needed_end     # where the record cut short ends at least, when the scan stops
     cdef zp_skip_level _levels[ZP_SKIP_INLINE]
     cdef bint _closed
-    cdef bint _busy                 # inside __next__ (a record's __post_init__ may call back)
+    cdef bint _busy                 # decoding a record (whose __post_init__ may call back)
     cdef tuple _failure             # the DecodeError that ended the stream (its class and arguments: the
                                     # error itself would hold its traceback, which holds the decoder), or None
     cdef readonly Py_ssize_t records
@@ -179,11 +182,10 @@ cdef class StreamDecoder:
 
     def close(self):
         """The stream has ended: raise ``TornTailError`` if the bytes fed end inside a
-        record (its ``offset`` is where that record starts, its ``__cause__`` the
-        decoder's own error there; if the part that came is malformed already, that
-        ``DecodeError`` instead). Complete records not taken yet can still be iterated;
-        iteration that reaches the torn record raises the error too. Closing again, or
-        after a ``DecodeError``, does nothing more."""
+        record (its ``offset`` is where that record starts, its ``__cause__`` what
+        decoding the part that came says). Complete records not taken yet can still be
+        iterated; iteration that reaches the torn record raises the error too. Closing
+        again, or after a ``DecodeError``, does nothing more."""
         cdef Py_ssize_t torn
         if self._busy:
             raise RuntimeError("StreamDecoder.close() while it is decoding a record")
@@ -331,9 +333,13 @@ cdef class StreamDecoder:
             raw = self._decode_raw(&r, start, self._end)
             if raw != NULL:
                 return self._give(raw, r.pos)
-            if not r.truncated:
-                self._decode_failed(&r)
-            PyErr_Clear()               # cut short: scanned instead, decoded when whole
+            if not PyErr_ExceptionMatches(Exception):
+                self._codec._decode_failed(&r, NULL, False)     # KeyboardInterrupt and the like go on
+            # Cut short, or an error in a record that may be: a tear is told from corruption
+            # by structure, as every reader does. The record is scanned, and decoded again
+            # (its error raised) once it is whole; a stream that ends inside it is a torn
+            # tail, its cause the error.
+            PyErr_Clear()
             decode_done(&r, NULL, False)
         end = self._scan()
         if end < 0 and self._has_next:
@@ -465,10 +471,8 @@ cdef class StreamDecoder:
                             f"(it takes {size} at least)", "$", self._base + self._start)
 
     cdef object _end_error(self, Py_ssize_t start):
-        """The error of a stream that ends inside the record at start (the skipper found
-        it cut short): decode's own when the part that came is malformed already (what
-        iter_decode of the same bytes says), else the TornTailError, its cause what
-        decode says of the part that came."""
+        """The TornTailError of a stream that ends inside the record at start (the skipper
+        found it cut short), its cause what decoding the part that came says."""
         cdef Reader r
         cdef Py_ssize_t held = self._end - start
         cdef PyObject *raw = self._decode_raw(&r, start, self._end)
@@ -479,9 +483,7 @@ cdef class StreamDecoder:
         else:
             try:
                 self._codec._decode_failed(&r, NULL, False)
-            except _DecodeError as exc:
-                if not r.truncated:
-                    return exc
+            except Exception as exc:
                 cause = exc
         error = _TornTailError(f"torn tail: the input ends inside the record that starts here ({held} "
                                f"byte{'' if held == 1 else 's'} of it there), where the valid data ends", "$",

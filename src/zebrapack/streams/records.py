@@ -71,24 +71,22 @@ def iter_records(
     the source has, up to ``chunk_size``: see ``sources``). For a file, memory holds
     one record plus a chunk; a record that needs more than ``max_record_size`` bytes
     is a ``DecodeError``. Input that ends inside a record is a ``TornTailError``
-    once every complete record before it has been given out; a record malformed in
-    the bytes that came is its own ``DecodeError`` (corruption, not a tear), as the
-    push decoder says. ``prefix``: bytes already read from the file; ``base``: the
-    stream offset where the bytes (of ``source``, or ``prefix`` first) start.
+    once every complete record before it has been given out (a tear is told from
+    corruption by the record's structure, see ``tears``). ``prefix``: bytes already
+    read from the file; ``base``: the stream offset where the bytes (of ``source``,
+    or ``prefix`` first) start.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = memoryview(source).cast("B") if not isinstance(source, bytes) else source
+        size = len(data)
         position = base
-        while position < len(data):
-            record, end = schema._decode_at(data, position, type, strict, 0, -1, True)
-            if end < 0:         # the input ends inside the record: decode's own error says where
-                try:
-                    schema._decode_at(data, position, type, strict)
-                except DecodeError as exc:
-                    _raise_if_torn(exc, data, position, 0, schema.max_depth)
-                    raise
+        while position < size:
+            try:
+                record, position = schema._decode_at(data, position, type, strict)
+            except DecodeError as exc:
+                _raise_if_torn(exc, data, position, 0, schema.max_depth)
+                raise
             yield record
-            position = end
         return
     read = available_reader(source, chunk_size)
     decoder = schema.stream_decoder(type, strict=strict, max_record_size=max_record_size, offset=base)

@@ -241,11 +241,8 @@ class SchemaDocumentReader:
         """Take the bytes the document needs from ``data``: the bytes after the document
         once it is whole, else None (all of ``data`` was taken)."""
         position = 0
-        while position < len(data):
-            room = MAX_SCHEMA_SIZE - self.fed
-            if room <= 0:
-                raise DecodeError(f"schema document larger than MAX_SCHEMA_SIZE={MAX_SCHEMA_SIZE} bytes", "$", 0)
-            step = data[position:position + min(self.STEP, room)]
+        while position < len(data) and self.fed < MAX_SCHEMA_SIZE:
+            step = data[position:position + min(self.STEP, MAX_SCHEMA_SIZE - self.fed)]
             self._unpacker.feed(step)
             self.fed += len(step)
             position += len(step)
@@ -262,6 +259,8 @@ class SchemaDocumentReader:
             self.document = document
             self.size = self._unpacker.tell()
             return data[position - (self.fed - self.size):]
+        if self.fed >= MAX_SCHEMA_SIZE:     # said now: nothing more is read for it
+            raise DecodeError(f"schema document larger than MAX_SCHEMA_SIZE={MAX_SCHEMA_SIZE} bytes", "$", 0)
         return None
 
     def end(self) -> None:
