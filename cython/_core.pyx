@@ -63,6 +63,7 @@ from libc.string cimport memcmp, memcpy, memmove
 
 import datetime as _datetime_module
 import gc as _gc_module
+import os as _os_module
 import sys as _sys_module
 
 from msgpack import ExtType as _MsgpackExtType
