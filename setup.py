@@ -10,7 +10,7 @@ Environment switches (all off by default):
   clang only (docs/sanitizers-and-fuzzing.md says how to run the tests under it).
 - ``ZEBRAPACK_PROFILE=1``: the release optimisation with debug symbols kept, so that
   perf and callgrind name the core's C functions and lines.
-- ``ZEBRAPACK_WERROR=1``: every warning is an error (``-Wall -Werror``, ``/W3 /WX``): CI
+- ``ZEBRAPACK_WERROR=1``: every warning is an error (``-Wall -Wextra -Werror``; MSVC ``/W3 /WX``): CI
   builds the core so with gcc and with clang.
 - ``ZEBRAPACK_ANNOTATE=1``: write Cython's HTML annotation next to the sources.
 """
@@ -64,7 +64,7 @@ def gcc_flags() -> Flags:
         link_args += ["-Wl,-x"] if sys.platform == "darwin" else ["-s"]
         macros += RELEASE_MACROS
     if _flag("ZEBRAPACK_WERROR"):
-        compile_args += ["-Wall", "-Werror"]
+        compile_args += ["-Wall", "-Wextra", "-Werror"]
     return Flags(compile_args, link_args, macros)
 
 

@@ -2,7 +2,8 @@
 file name is bytes, and one that is not UTF-8 (``b"bad\\xff.zpk"``) reaches Python as a
 str with a surrogate (``os.fsdecode``, ``os.listdir``, ``sys.argv``) or a ``Path`` of it.
 Each call below reads or writes such a file and gives what it gives for an ordinary
-name; the Arrow reader, which opens its files in C, gets the OS's own bytes too."""
+name; the Arrow reader, which opens its files in C, gets the OS's own bytes too. On
+Windows a name is UTF-16: the reader opens it whole (_wfopen), whatever the code page."""
 
 from __future__ import annotations
 
