@@ -1395,12 +1395,6 @@ cdef char *c_string(str text) except NULL:
     return zp_strdup_bytes(text.encode("utf-8"))
 
 
-cdef char *c_display(object text) except NULL:
-    """A str or path as messages show it: UTF-8, undecodable bytes of a file name
-    (surrogates in a str) as backslash escapes."""
-    return zp_strdup_bytes(_os_module.fsdecode(text).encode("utf-8", "backslashreplace"))
-
-
 cdef void col_free(Col *c) noexcept nogil:
     cdef int64_t i
     cdef Col *child

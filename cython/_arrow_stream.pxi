@@ -25,6 +25,7 @@ cdef extern from "Python.h":
 cdef extern from "zp_path.h":
     ctypedef char zp_path_char      # wchar_t on Windows
     zp_path_char *zp_path_new(object path) except NULL
+    char *zp_path_display(object path) except NULL
     FILE *zp_path_open_read(const zp_path_char *path) noexcept nogil
 
 cdef extern from "zp_arrow_read.h":
@@ -673,10 +674,10 @@ cdef class ArrowRecordReader:
         made.kind = kind
         try:
             if label is not None:
-                made.label = c_display(label)
+                made.label = zp_path_display(label)
             if path is not None:
                 made.path = zp_path_new(path)
-                made.name = c_display(path)
+                made.name = zp_path_display(path)
         except BaseException:
             free(made.label)
             free(made.path)

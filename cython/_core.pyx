@@ -63,7 +63,6 @@ from libc.string cimport memcmp, memcpy, memmove
 
 import datetime as _datetime_module
 import gc as _gc_module
-import os as _os_module
 import sys as _sys_module
 
 from msgpack import ExtType as _MsgpackExtType

@@ -53,6 +53,29 @@ static zp_path_char *zp_path_new(PyObject *path) {
     return copy;
 }
 
+/* A malloc'ed UTF-8 copy of a path (str, bytes or os.PathLike), or of a text holding
+ * one, as messages show it: os.fsdecode's str, its undecodable bytes (surrogates) as
+ * backslash escapes. NULL with a Python error set. */
+static char *zp_path_display(PyObject *path) {
+    PyObject *text = NULL, *utf8;
+    char *copy;
+    size_t size;
+    if (!PyUnicode_FSDecoder(path, &text))
+        return NULL;
+    utf8 = PyUnicode_AsEncodedString(text, "utf-8", "backslashreplace");
+    Py_DECREF(text);
+    if (utf8 == NULL)
+        return NULL;
+    size = (size_t)PyBytes_GET_SIZE(utf8) + 1;
+    copy = (char *)malloc(size);
+    if (copy != NULL)
+        memcpy(copy, PyBytes_AS_STRING(utf8), size);
+    Py_DECREF(utf8);
+    if (copy == NULL)
+        PyErr_NoMemory();
+    return copy;
+}
+
 /* fopen(path, "rb") by the OS's own name. */
 static inline FILE *zp_path_open_read(const zp_path_char *path) {
 #ifdef _WIN32
