@@ -477,6 +477,12 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
     return 0
 
 
+cdef void segment_free(Segment *s) noexcept nogil:
+    free(s.path)
+    free(s.name)
+    free(s.label)
+
+
 cdef void zs_free(ZStream *z) noexcept nogil:
     cdef int64_t i
     if z == NULL:
@@ -497,9 +503,7 @@ cdef void zs_free(ZStream *z) noexcept nogil:
     free(z.d.scratch)
     if z.segs != NULL:
         for i in range(z.n_segs):
-            free(z.segs[i].path)
-            free(z.segs[i].name)
-            free(z.segs[i].label)
+            segment_free(&z.segs[i])
     free(z.segs)
     free(z.win)
     zp_release_schema(&z.schema)
@@ -679,14 +683,11 @@ cdef class ArrowRecordReader:
                 made.path = zp_path_new(path)
                 made.name = zp_path_display(path)
         except BaseException:
-            free(made.label)
-            free(made.path)
+            segment_free(&made)
             raise
         cdef Segment *grown = <Segment *>realloc(self.z.segs, (self.z.n_segs + 1) * sizeof(Segment))
         if grown == NULL:
-            free(made.label)
-            free(made.path)
-            free(made.name)
+            segment_free(&made)
             raise MemoryError()
         self.z.segs = grown
         grown[self.z.n_segs] = made

@@ -141,8 +141,8 @@ def test_wheel_extension_is_stripped_of_debug_information(built: tuple[Path, Pat
 def test_sdist_builds_the_package_and_ships_no_tests(built: tuple[Path, Path, str]) -> None:
     with tarfile.open(built[0]) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    for name in ["LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "setup.py", "MANIFEST.in",
-                 "cython/_core.pyx", "cython/zp_wire.h", "src/zebrapack/_core.pyi",
+    for name in ["LICENSE", "README.md", "PYPI.md", "CHANGELOG.md", "pyproject.toml", "setup.py", "MANIFEST.in",
+                 "cython/_core.pyx", "cython/zp_wire.h", "cython/zp_path.h", "src/zebrapack/_core.pyi",
                  "src/zebrapack/examples/zp.z", "docs/typed-json.md"]:
         assert name in names, name
     assert not any(name.startswith(("tests/", "benchmarks/", ".ci/")) for name in names)
