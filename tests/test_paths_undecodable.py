@@ -93,6 +93,19 @@ def test_decode_write_and_stream_records(folder: Path, kind: Callable[[str], Any
 
 
 @pytest.mark.parametrize("kind", AS, ids=["str", "Path"])
+def test_recover_a_torn_file_and_truncate_it(folder: Path, kind: Callable[[str], Any], schema: zebrapack.Schema,
+                                             records: list[Any]) -> None:
+    torn = folder / f"{UNDECODABLE}-torn.zpk"
+    whole = zebrapack.examples.RECORDS.read_bytes()
+    torn.write_bytes(whole + schema.encode(records[0])[:7])
+    recovery = zebrapack.recover(kind(str(torn)), schema)
+    assert (recovery.records, recovery.valid_end, recovery.torn) == (len(records), len(whole), True)
+    assert list(recovery) == records
+    recovery.truncate()
+    assert torn.read_bytes() == whole
+
+
+@pytest.mark.parametrize("kind", AS, ids=["str", "Path"])
 def test_index_and_split_a_record_file(folder: Path, kind: Callable[[str], Any], schema: zebrapack.Schema,
                                        records: list[Any]) -> None:
     data = kind(str(folder / f"{UNDECODABLE}.zpk"))
