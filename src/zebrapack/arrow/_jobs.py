@@ -19,7 +19,7 @@ from typing import Any
 
 from .._errors import EncodeError
 from ..streams.index_format import SUFFIX
-from ..streams.sources import (
+from ..streams.locations import (
     basename,
     join,
     list_files,

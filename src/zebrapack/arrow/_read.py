@@ -16,7 +16,7 @@ from .._core import ArrowRecordReader, arrow_schema_capsule
 from ..streams.index import CheckedEntries
 from ..streams.index_format import Split
 from ..streams.reading import descriptor, register
-from ..streams.sources import RemoteFile, identity, local_path
+from ..streams.locations import RemoteFile, identity, local_path
 from ..streams.schema_prefix import may_start_with_schema, read_schema_prefix, schema_prefix_end
 from ..streams.self_describing import MAX_SCHEMA_SIZE
 from ._mapping import ArrowField, arrow_fields

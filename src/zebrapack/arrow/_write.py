@@ -16,7 +16,7 @@ from typing import IO, Any
 from .._core import ArrowRecordEncoder, _import_array, _import_stream
 from ..streams.index_format import default_index_path
 from ..streams.records import RecordWriter
-from ..streams.sources import local_path
+from ..streams.locations import local_path
 from ._mapping import resolve_struct
 
 #: Bytes of records encoded between two writes to the destination.

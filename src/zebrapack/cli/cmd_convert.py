@@ -12,7 +12,7 @@ from typing import Any
 from .._errors import DecodeError, EncodeError, SchemaError, TornTailError
 from ..arrow._pyarrow import require_pyarrow
 from ..schema.loader import Schema
-from ..streams.sources import ObjectOutput, input_size, is_url
+from ..streams.locations import ObjectOutput, input_size, is_url
 from ..textformats.typed_json import TypedJson, TypedJsonError, json_writer
 from .common import (
     CliError,

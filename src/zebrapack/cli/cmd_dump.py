@@ -112,9 +112,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_head(source: MeteredInput) -> bytes:
-    """The first bytes of the input (all of it when shorter), to tell what it holds."""
+    """The first bytes of the input, enough to tell what it holds: read as they arrive and no
+    further, so that a first record that comes alone (a pipe) is printed before more come."""
     head = b""
-    while len(head) < HEAD_SIZE:
+    while not _tells_what_it_holds(head):
         chunk = source.read(CHUNK_SIZE)
         if not chunk:
             break
@@ -147,6 +148,27 @@ class _HeadFirst:
 HEAD_SIZE = 64
 #: The keys of a schema document (zebra.Schema), one of which comes first in a stream's schema.
 _SCHEMA_KEYS = frozenset({b"SourcePath", b"SourcePackage", b"ZebraSchemaId", b"Structs", b"Imports"})
+
+
+def _tells_what_it_holds(head: bytes) -> bool:
+    """Whether ``head`` is enough for ``_starts_with_schema`` and ``_check_records_input``:
+    HEAD_SIZE bytes, or a lead that is not a map, or a map's first key whole."""
+    if len(head) >= HEAD_SIZE:
+        return True
+    if not head:
+        return False
+    lead = head[0]
+    start = 1 if 0x80 <= lead <= 0x8f else 3 if lead == 0xde else 5 if lead == 0xdf else None
+    if start is None:
+        return True
+    if len(head) <= start:
+        return False
+    key_lead = head[start]
+    if 0xa0 <= key_lead <= 0xbf:
+        return len(head) >= start + 1 + (key_lead & 0x1f)
+    if key_lead == 0xd9:
+        return len(head) > start + 1 and len(head) >= start + 2 + head[start + 1]
+    return True
 
 
 def _starts_with_schema(head: bytes) -> bool:
@@ -207,6 +229,8 @@ def _dump_self_describing(source: _HeadFirst, schema: Schema | None, args: argpa
         stream = open_stream(source, type=args.type, chunk_size=CHUNK_SIZE, schema=schema)
     except (DecodeError, SchemaError) as exc:
         raise CliError(f"{name}: the schema at the start of the stream: {exc}") from exc
+    except ValueError as exc:       # --type names no struct of the stream's schema
+        raise CliError(str(exc)) from exc
     if schema is None:
         struct_arg(stream.schema, args.type)
     _dump_typed(stream.schema, iter(stream), source, args, out)

@@ -10,7 +10,7 @@ from .._errors import DecodeError, TornTailError
 from ..streams.index import build_index, load_index
 from ..streams.index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, default_index_path
 from ..streams.recovery import recover
-from ..streams.sources import input_size, is_url
+from ..streams.locations import input_size, is_url
 from .common import CliError, add_storage_options_argument
 from .progress import Progress
 

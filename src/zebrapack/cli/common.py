@@ -16,7 +16,7 @@ from ..golang.compiler import read_go_schema
 from ..schema.loader import Schema, load
 from ..schema.model import SchemaDef
 from ..streams.index_format import SUFFIX
-from ..streams.sources import is_url, open_input
+from ..streams.locations import is_url, open_input
 
 
 class CliError(Exception):

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from ..streams.sources import available_reader, no_data_now
+
 
 class MeteredInput:
     """A binary input that counts the bytes read, for the progress line.
@@ -25,20 +27,25 @@ class MeteredInput:
     ``before_wait`` runs before each read, which may block on a pipe: flush
     the output there, so that what is done reaches the reader before the wait.
     Reads up to ``chunk_size`` return what has arrived (records are handled as
-    they come); larger ones, made for a record that outgrew a chunk, fill up,
-    so that a big record is parsed a bounded number of times.
+    they come, see ``streams.sources``); larger ones, made for the rest of a value
+    known to be needed, fill up.
     """
 
     def __init__(self, source: Any, before_wait: Callable[[], None], chunk_size: int) -> None:
         self._source = source
-        self._read_available = getattr(source, "read1", source.read)
+        self._read_available = available_reader(source, chunk_size)
         self._before_wait = before_wait
         self._chunk_size = chunk_size
         self.bytes_read = 0
 
     def read(self, size: int = -1, /) -> bytes:
         self._before_wait()
-        data: bytes = (self._read_available if size <= self._chunk_size else self._source.read)(size)
+        if 0 <= size <= self._chunk_size:
+            data = bytes(self._read_available(size))
+        else:
+            data = self._source.read(size)
+            if data is None:
+                raise no_data_now(self._source)
         self.bytes_read += len(data)
         return data
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 if TYPE_CHECKING:
@@ -13,10 +13,12 @@ if TYPE_CHECKING:
 
 import msgpack
 
-from .._core import DEFAULT_MAX_DEPTH, DEFAULT_ZERO_ALLOWANCE, Codec
+from .._core import DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_SIZE, DEFAULT_ZERO_ALLOWANCE, Codec, StreamDecoder
 from .._errors import SchemaError
-from ..streams.records import BinaryReader, RecordWriter, iter_records
-from ..streams.sources import StorageOptions, local_path, open_input, read_bytes
+from ..streams.async_records import AsyncReader, AsyncRecordWriter, AsyncWriter, aiter_records
+from ..streams.locations import StorageOptions, local_path, open_input, read_bytes
+from ..streams.records import RecordWriter, iter_records
+from ..streams.sources import ByteSource
 from .classes import build_dataclasses
 from .document import schema_document
 from .model import SchemaDef, StructDef, check_names, parse_schema, python_name
@@ -182,37 +184,83 @@ class Schema(Codec, Generic[R]):
         return self._model.source_path
 
     @overload
-    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: type[T], *, strict: bool = False,
-                    chunk_size: int = 1 << 16, max_record_size: int = 1 << 28,
+    def iter_decode(self, source: Buffer | PathLike | ByteSource, type: type[T], *, strict: bool = False,
+                    chunk_size: int = 1 << 16, max_record_size: int = DEFAULT_MAX_RECORD_SIZE,
                     storage_options: StorageOptions = None) -> Iterator[T]: ...
     @overload
-    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: str | None = None, *,
+    def iter_decode(self, source: Buffer | PathLike | ByteSource, type: str | None = None, *,
                     strict: bool = False, chunk_size: int = 1 << 16,
-                    max_record_size: int = 1 << 28, storage_options: StorageOptions = None) -> Iterator[R]: ...
+                    max_record_size: int = DEFAULT_MAX_RECORD_SIZE, storage_options: StorageOptions = None) -> Iterator[R]: ...
     @overload
-    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: str | type | None, *,
+    def iter_decode(self, source: Buffer | PathLike | ByteSource, type: str | type | None, *,
                     strict: bool = False, chunk_size: int = 1 << 16,
-                    max_record_size: int = 1 << 28, storage_options: StorageOptions = None) -> Iterator[Any]: ...
+                    max_record_size: int = DEFAULT_MAX_RECORD_SIZE, storage_options: StorageOptions = None) -> Iterator[Any]: ...
 
     def iter_decode(
         self,
-        source: Buffer | PathLike | BinaryReader,
+        source: Buffer | PathLike | ByteSource,
         type: str | type | None = None,
         *,
         strict: bool = False,
         chunk_size: int = 1 << 16,
-        max_record_size: int = 1 << 28,
+        max_record_size: int = DEFAULT_MAX_RECORD_SIZE,
         storage_options: StorageOptions = None,
     ) -> Iterator[Any]:
         """Yield the records of a stream: a bytes-like object, or a binary file (an open
         one, a path, or a URL such as ``s3://bucket/key``, opened through fsspec with
-        ``storage_options``) read incrementally (memory stays within one record plus
-        ``chunk_size``; a URL's object is fetched in ranged reads of 8 MiB). A file this
-        opens is closed when the iteration ends."""
+        ``storage_options`` and fetched in ranged reads of 8 MiB), a pipe or a socket, read
+        as its bytes arrive: each record comes as soon as its last byte has been read, and
+        memory stays within one record plus ``chunk_size``. Input that ends inside a record
+        is a ``TornTailError`` after the complete records. A file this opens is closed when
+        the iteration ends."""
         if isinstance(source, (str, os.PathLike)):
             return _records_of_path(self, source, type, strict, chunk_size, max_record_size, storage_options)
         return iter_records(self, source, type, strict=strict, chunk_size=chunk_size,
                             max_record_size=max_record_size)
+
+    @overload
+    def stream_decoder(self, type: type[T], *, strict: bool = False, max_record_size: int = DEFAULT_MAX_RECORD_SIZE,
+                       offset: int = 0) -> StreamDecoder[T]: ...
+    @overload
+    def stream_decoder(self, type: str | None = None, *, strict: bool = False,
+                       max_record_size: int = DEFAULT_MAX_RECORD_SIZE, offset: int = 0) -> StreamDecoder[R]: ...
+    @overload
+    def stream_decoder(self, type: str | type | None, *, strict: bool = False,
+                       max_record_size: int = DEFAULT_MAX_RECORD_SIZE, offset: int = 0) -> StreamDecoder[Any]: ...
+
+    def stream_decoder(self, type: str | type | None = None, *, strict: bool = False,
+                       max_record_size: int = DEFAULT_MAX_RECORD_SIZE, offset: int = 0) -> StreamDecoder[Any]:
+        """A push decoder (``zebrapack.StreamDecoder``) for records that arrive in pieces:
+        ``feed(data)`` each piece, iterate it for the records complete so far, ``close()``
+        at the end of the stream (``TornTailError`` if it ended inside a record).
+        ``max_record_size``: the largest record it holds (bigger is a ``DecodeError``);
+        ``offset``: the stream offset of the first byte fed, for error offsets."""
+        return StreamDecoder(self, type, strict=strict, max_record_size=max_record_size, offset=offset)
+
+    @overload
+    def aiter_decode(self, reader: AsyncReader, type: type[T], *, strict: bool = False, chunk_size: int = 1 << 16,
+                     max_record_size: int = DEFAULT_MAX_RECORD_SIZE) -> AsyncIterator[T]: ...
+    @overload
+    def aiter_decode(self, reader: AsyncReader, type: str | None = None, *, strict: bool = False,
+                     chunk_size: int = 1 << 16, max_record_size: int = DEFAULT_MAX_RECORD_SIZE) -> AsyncIterator[R]: ...
+    @overload
+    def aiter_decode(self, reader: AsyncReader, type: str | type | None, *, strict: bool = False,
+                     chunk_size: int = 1 << 16,
+                     max_record_size: int = DEFAULT_MAX_RECORD_SIZE) -> AsyncIterator[Any]: ...
+
+    def aiter_decode(self, reader: AsyncReader, type: str | type | None = None, *, strict: bool = False,
+                     chunk_size: int = 1 << 16, max_record_size: int = DEFAULT_MAX_RECORD_SIZE) -> AsyncIterator[Any]:
+        """``async for record in schema.aiter_decode(reader)``: the records of an
+        ``asyncio.StreamReader`` (or anything with an async ``read(n)``), each as soon as
+        its last byte has arrived; ``TornTailError`` after the complete ones if the stream
+        ends inside a record."""
+        return aiter_records(self, reader, type, strict=strict, chunk_size=chunk_size,
+                             max_record_size=max_record_size)
+
+    def async_writer(self, stream: AsyncWriter, **options: Any) -> AsyncRecordWriter:
+        """An ``AsyncRecordWriter`` writing records to an ``asyncio.StreamWriter`` with
+        back-pressure (``await write(obj)``, ``await flush()``; see ``AsyncRecordWriter``)."""
+        return AsyncRecordWriter(self, stream, **options)
 
     def writer(self, fileobj: IO[bytes] | PathLike, **options: Any) -> RecordWriter:
         """A ``RecordWriter`` appending encoded records to a binary file, a path or a URL

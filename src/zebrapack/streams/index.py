@@ -36,7 +36,7 @@ from .index_format import (
 )
 from .records import Schema
 from .schema_prefix import read_schema_prefix
-from .sources import StorageOptions, exists, file_size, input_size, local_path, open_input
+from .locations import StorageOptions, exists, file_size, input_size, local_path, open_input
 from .tears import ends_inside_record, torn_tail_error
 from .walking import RecordWalker
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .sources import local_path, write_bytes
+from .locations import local_path, write_bytes
 
 MAGIC = b"ZPKINDEX"
 END_MAGIC = b"ZPKI"

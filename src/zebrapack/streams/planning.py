@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from .index import file_splits
 from .index_format import SUFFIX, Split
-from .sources import StorageOptions, basename, check_location, has_magic, list_files
+from .locations import StorageOptions, basename, check_location, has_magic, list_files
 
 PathArg = str | os.PathLike[str]
 

@@ -4,6 +4,11 @@ A stream is records concatenated (each is a self-delimiting msgpack map).
 Optionally its first object is the schema itself, the ``.z`` document as one
 msgpack map (``schema.writer(f, write_schema=True)``); ``self_describing``
 reads such a stream back without a separate schema file.
+
+Files, pipes and sockets are read through the push decoder of the core
+(``schema.stream_decoder``), fed what the source has as it arrives
+(``sources.available_reader``): each record is given out as soon as its last
+byte is there, whatever the size of the pieces.
 """
 
 from __future__ import annotations
@@ -12,18 +17,19 @@ import errno
 import io
 import os
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any, Protocol
 
 import msgpack
 
-from .._core import skip_records
+from .._core import DEFAULT_MAX_RECORD_SIZE, StreamDecoder, skip_records
 from .._errors import DecodeError
 from ..schema.document import schema_document
 from ..schema.model import SchemaDef
 from .index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, IndexRecorder, default_index_path, write_index
+from .locations import ObjectOutput, identity, local_path
 from .reading import File, being_read, descriptor
-from .sources import ObjectOutput, identity, local_path
+from .sources import Buffer, ByteSource, available_reader
 from .tears import ends_inside_record, torn_tail_error
 
 
@@ -41,32 +47,35 @@ class Schema(Protocol):
                    strict: bool = False, base: int = 0, stop: int = -1,
                    partial: bool = False) -> tuple[Any, int]: ...
 
+    def stream_decoder(self, type: Any = None, *, strict: bool = False, max_record_size: int = ...,
+                       offset: int = 0) -> StreamDecoder[Any]: ...
+
     def encode_into(self, obj: Any, buffer: bytearray, offset: int = 0, *, structnames: bool = True,
                     mode: str = "zebrapack") -> None: ...
 
 
-class BinaryReader(Protocol):
-    """What iter_decode and open_stream need of a file: ``read`` returning bytes."""
-
-    def read(self, size: int = ..., /) -> bytes: ...
-
-
 def iter_records(
     schema: Schema,
-    source: bytes | bytearray | memoryview | BinaryReader,
+    source: bytes | bytearray | memoryview | ByteSource,
     type: Any = None,
     *,
     strict: bool = False,
     chunk_size: int = 1 << 16,
-    max_record_size: int = 1 << 28,
-    prefix: bytes = b"",
+    max_record_size: int = DEFAULT_MAX_RECORD_SIZE,
+    prefix: bytes | bytearray | memoryview = b"",
     base: int = 0,
 ) -> Iterator[Any]:
-    """The records of a bytes-like stream or of a binary file read chunk by chunk.
+    """The records of a bytes-like stream, or of a binary file, pipe or socket read as
+    its bytes arrive.
 
-    For files, memory holds one record plus a chunk; a record that would need
-    more than ``max_record_size`` bytes is a ``DecodeError``. ``prefix``: bytes
-    already read from the file; ``base``: the file offset ``prefix`` starts at.
+    A record is given out as soon as its last byte has been read (reads take what
+    the source has, up to ``chunk_size``: see ``sources``). For a file, memory holds
+    one record plus a chunk; a record that needs more than ``max_record_size`` bytes
+    is a ``DecodeError``. Input that ends inside a record is a ``TornTailError``
+    once every complete record before it has been given out (a tear is told from
+    corruption by the record's structure, see ``tears``). ``prefix``: bytes already
+    read from the file; ``base``: the stream offset where the bytes (of ``source``,
+    or ``prefix`` first) start.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = memoryview(source).cast("B") if not isinstance(source, bytes) else source
@@ -80,37 +89,32 @@ def iter_records(
                 raise
             yield record
         return
-    if chunk_size < 1:
-        raise ValueError("chunk_size must be positive")
-    buffer = bytearray(prefix)
-    offset = base        # the stream offset of buffer[0]
-    position = 0
-    at_end = False
+    read = available_reader(source, chunk_size)
+    decoder = schema.stream_decoder(type, strict=strict, max_record_size=max_record_size, offset=base)
+    decoder.feed(prefix)
+    yield from pulled_records(decoder, read, chunk_size)
+
+
+class PushDecoder(Protocol):
+    """``StreamDecoder`` or ``SchemaStreamDecoder``: fed bytes, iterated for records, closed."""
+
+    def feed(self, data: Buffer, /) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+def pulled_records(decoder: PushDecoder, read: Callable[[int], Buffer], chunk_size: int) -> Iterator[Any]:
+    """The records of ``decoder``, fed what ``read`` gives as it arrives, to the end."""
     while True:
-        if position < len(buffer):
-            try:
-                record, end = schema._decode_at(buffer, position, type, strict, offset, -1, not at_end)
-            except DecodeError as exc:
-                if at_end:          # a torn tail, or corruption
-                    _raise_if_torn(exc, buffer, position, offset, schema.max_depth)
-                raise
-            if end >= 0:
-                yield record
-                position = end
-                continue
-            if len(buffer) - position > max_record_size:
-                raise DecodeError(f"record larger than max_record_size={max_record_size}", "$", offset + position)
-        elif at_end:
-            return
-        if position:
-            del buffer[:position]
-            offset += position
-            position = 0
-        chunk = source.read(max(chunk_size, len(buffer)))
+        for record in decoder:     # not yield from: closing the generator would close the decoder
+            yield record
+        chunk = read(chunk_size)
         if not chunk:
-            at_end = True
-        else:
-            buffer += chunk
+            decoder.close()     # TornTailError if the input ended inside a record
+            return
+        decoder.feed(chunk)
 
 
 def _raise_if_torn(error: DecodeError, data: bytes | bytearray | memoryview, start: int, base: int,

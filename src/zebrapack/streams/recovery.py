@@ -23,7 +23,7 @@ from .._core import DEFAULT_MAX_DEPTH
 from ..schema.loader import Schema, load
 from .records import iter_records
 from .schema_prefix import read_schema_prefix
-from .sources import ObjectOutput, StorageOptions, file_size, local_path, open_input
+from .locations import ObjectOutput, StorageOptions, file_size, local_path, open_input
 from .walking import RecordWalker
 
 #: Records stepped over per call of the scanner.

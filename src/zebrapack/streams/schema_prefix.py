@@ -18,7 +18,7 @@ import msgpack
 from .._core import skip_records
 from .._errors import DecodeError, SchemaError
 from ..schema.model import parse_schema
-from .records import BinaryReader
+from .sources import BinaryReader
 from .self_describing import MAX_SCHEMA_SIZE
 
 #: The keys of a zebra.Schema document.
