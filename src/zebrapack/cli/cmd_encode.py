@@ -42,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="leave out the -1 struct name entries (Go's -no-structnames-onwire)")
     parser.add_argument("--msgp", action="store_true",
                         help="write plain msgpack keyed by field tag names (Go's -msgp)")
+    parser.add_argument("--fixext", action="store_true",
+                        help="fixext headers for 1, 2, 4, 8 and 16-byte extensions, as Go's EncodeMsg "
+                             "writes them (default: ext8, as its MarshalMsg)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     converter = TypedJson(schema)
     name = input_name(args.file)
     out = binary_stdout()
-    writer = schema.writer(out, structnames=not args.no_structnames, mode="msgp" if args.msgp else "zebrapack")
+    writer = schema.writer(out, structnames=not args.no_structnames, mode="msgp" if args.msgp else "zebrapack",
+                           fixext=args.fixext)
     with binary_input(args.file) as source, Progress("encode") as progress, warnings.catch_warnings():
         # The codec warns for each deprecated field written; "default" says it once per
         # field (the warnings registry), as a command does.

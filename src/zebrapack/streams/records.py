@@ -32,7 +32,7 @@ class Schema(Protocol):
                    partial: bool = False) -> tuple[Any, int]: ...
 
     def encode_into(self, obj: Any, buffer: bytearray, offset: int = 0, *, structnames: bool = True,
-                    mode: str = "zebrapack") -> None: ...
+                    mode: str = "zebrapack", fixext: bool = False) -> None: ...
 
 
 class BinaryReader(Protocol):
@@ -101,7 +101,7 @@ class RecordWriter:
     closed by ``close()``). ``write_schema=True`` first writes the schema document,
     making the stream self-describing (read it back with ``zebrapack.open_stream``).
     Use as a context manager, or call ``close()`` (which flushes; a file given open
-    stays open).
+    stays open). ``structnames``, ``mode``, ``fixext``: as ``schema.encode``.
 
     ``index``: also write the file's sidecar index (see ``zebrapack.build_index``)
     when the writer is closed, to this path, or with ``True`` to the file's name
@@ -110,12 +110,14 @@ class RecordWriter:
     """
 
     def __init__(self, schema: Schema, fileobj: IO[bytes] | str | os.PathLike[str], *, structnames: bool = True,
-                 mode: str = "zebrapack", write_schema: bool = False, buffer_size: int = 1 << 16,
+                 mode: str = "zebrapack", fixext: bool = False, write_schema: bool = False,
+                 buffer_size: int = 1 << 16,
                  index: str | os.PathLike[str] | bool | None = None, index_every: int = DEFAULT_EVERY,
                  index_every_bytes: int = DEFAULT_EVERY_BYTES) -> None:
         self._schema = schema
         self._structnames = structnames
         self._mode = mode
+        self._fixext = fixext
         self._buffer_size = buffer_size
         self._buffer = bytearray()
         self._written = 0           # bytes passed to the file
@@ -131,7 +133,8 @@ class RecordWriter:
 
     def write(self, obj: Any) -> None:
         """Encode and buffer one record (EncodeError leaves the stream untouched)."""
-        self._schema.encode_into(obj, self._buffer, -1, structnames=self._structnames, mode=self._mode)
+        self._schema.encode_into(obj, self._buffer, -1, structnames=self._structnames, mode=self._mode,
+                                 fixext=self._fixext)
         self.records += 1
         if self._index is not None:
             self._index.record_end(self._written + len(self._buffer))
