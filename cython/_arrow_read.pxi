@@ -1398,6 +1398,9 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
         return dec_truncated(d, d.pos, 1)
     b = d.buf[d.pos]
     if b == 0xc0:                       # nil: null where Python has None, else the zero value
+        if kind == C_NUMBER and d.strict:   # but for Go's msgp.Number, which reads numbers only (decode's rule)
+            snprintf(d.message, MESSAGE_SIZE, "expected %s (strict), found nil", c.go)
+            return dec_fail(d, d.pos)
         d.pos += 1
         return col_fill(d, c, c.nullable, False)
     rc = read_common(d, c, b)

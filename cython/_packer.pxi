@@ -180,15 +180,6 @@ cdef inline int put_map_header(Writer *w, Py_ssize_t n) except -1:
     return put_length_header(w, n, 0x80, 15, 0, 0xde, 0xdf)
 
 
-cdef int put_ext_header(Writer *w, Py_ssize_t n, int8_t code) except -1:
-    """The header of an ext of n bytes, as the reference writes it (zp_store_ext_header)."""
-    if n > ZP_MAX_LENGTH32:
-        writer_fail(w, f"ext of {n} bytes exceeds msgpack's 2**32-1 limit")
-    ensure(w, 6)
-    w.pos += zp_store_ext_header(w.data + w.pos, n, code, w.fixext)
-    return 0
-
-
 cdef inline int put_f64(Writer *w, double d) except -1:
     ensure(w, 9)
     w.data[w.pos] = 0xcb
@@ -440,17 +431,21 @@ cdef int write_ext(Writer *w, TypePlan t, object value, bint omit) except -1:
         return put_byte(w, 0xc0) + 1
     if not isinstance(value, _ExtTypes):
         return writer_type_error(w, t, value)
-    put_ext_value(w, value)
+    put_ext_value(w, value, w.fixext)
     return 1
 
 
-cdef int put_ext_value(Writer *w, object value) except -1:
+cdef int put_ext_value(Writer *w, object value, bint fixext) except -1:
+    """An Ext: its header (zp_store_ext_header; ``fixext``: the EncodeMsg forms), its data."""
     code, data = value
     if not isinstance(code, int) or not -128 <= code <= 127:
         writer_fail(w, f"ext code {code!r} is not in -128..127")
     if not isinstance(data, bytes):
         writer_fail(w, f"ext data must be bytes, not {type(data).__name__}")
-    put_ext_header(w, PyBytes_GET_SIZE(data), code)
+    if PyBytes_GET_SIZE(data) > ZP_MAX_LENGTH32:
+        writer_fail(w, f"ext of {PyBytes_GET_SIZE(data)} bytes exceeds msgpack's 2**32-1 limit")
+    ensure(w, 6)
+    w.pos += zp_store_ext_header(w.data + w.pos, PyBytes_GET_SIZE(data), code, fixext)
     return put_bytes_object(w, data)
 
 
@@ -1296,8 +1291,8 @@ cdef int write_any(Writer *w, object value) except -1:
         if type(value) is _GoTime:
             return put_time(w, value.seconds, value.nanoseconds) + 1
         if isinstance(value, _ExtTypes):
-            check_any_ext(w, value)
-            return put_ext_value(w, value) + 1
+            # an ext 3 or 4 that Go reads is a complex64 / complex128: their fixext header
+            return put_ext_value(w, value, w.fixext or check_any_ext(w, value)) + 1
     if tp == &PyList_Type:
         # An atomic item needs no trail entry (nothing can fail there but memory):
         # written directly; the rest is written by write_any, its index in the trail.
@@ -1482,12 +1477,14 @@ cdef int put_go_number(Writer *w, object value) except -1:
 
 cdef int check_any_ext(Writer *w, object value) except -1:
     """Go reads ext 3, 4 and 5 inside interface{} as complex64, complex128 and time.Time:
-    an Ext of one of those types must have the size (and so the header) Go reads."""
+    an Ext of one of those types must have the size (and so the header) Go reads. 1 when
+    it is a complex (fixext8 or fixext16, whatever the other exts get), else 0."""
     code, data = value
-    if isinstance(code, int) and 3 <= code <= 5 and isinstance(data, bytes) \
-            and PyBytes_GET_SIZE(data) != _GO_EXT_SIZES[code - 3]:
-        writer_fail(w, f"ext {code} of {PyBytes_GET_SIZE(data)} bytes inside interface{{}}: Go reads ext "
-                       f"{code} as {_GO_EXT_SHAPES[code - 3]} and rejects it")
+    if isinstance(code, int) and 3 <= code <= 5 and isinstance(data, bytes):
+        if PyBytes_GET_SIZE(data) != _GO_EXT_SIZES[code - 3]:
+            writer_fail(w, f"ext {code} of {PyBytes_GET_SIZE(data)} bytes inside interface{{}}: Go reads ext "
+                           f"{code} as {_GO_EXT_SHAPES[code - 3]} and rejects it")
+        return code != 5
     return 0
 
 cdef tuple _GO_EXT_SIZES = (8, 16, 12)

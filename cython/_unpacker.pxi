@@ -1168,6 +1168,8 @@ cdef object read_value(Reader *r, TypePlan t):
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
     if b == 0xc0:                       # nil reads as the zero value
+        if kind == K_NUMBER and r.strict:   # but for Go's msgp.Number, which reads numbers only
+            reader_type_error(r, t.go + " (strict)", b)
         r.pos += 1
         if t.zero_cost:
             claim_zero(r, t.zero_cost)

@@ -8,9 +8,11 @@ section 4) so that the rest of the package sees one normalized type tree:
 - an IDENT (22) naming a struct of the schema is that struct, any other
   IDENT is an interface (as is IDENTiface, 29);
 - an array's length comes from its ``Domain``, its element from ``Range``;
-- ``[]byte`` (kind 1, or a slice of kind 12) is ``BYTES`` and ``[N]byte`` a
-  byte array (``bin``), but ``[]uint8`` / ``[N]uint8`` (element kind 8) are
-  arrays of integers, as the reference generator writes them;
+- ``[]byte`` (kind 1) is ``BYTES`` and ``[N]byte`` a byte array (``bin``),
+  but ``[]uint8`` / ``[N]uint8`` (element kind 8) are arrays of integers, as
+  the reference generator writes them; so is a slice of kind 12 (``[]B`` with
+  ``type B byte``: the generator's slice writer writes every element, only the
+  spelling ``[]byte`` is ``bin``), while an array of kind 12 is ``bin``;
 - a struct-valued field spelled with category 25 or with category 23 and
   primitive 22 is the same type;
 - Skip fields carry no type and are ignored whatever their zid (a ``msg:"-"``
@@ -99,8 +101,9 @@ class Kind(enum.IntEnum):
 MAX_ZKIND = Kind.IDENT_IFACE
 PRIMITIVE_KINDS = frozenset(Kind(k) for k in range(1, 22))
 INTEGER_KINDS = frozenset(Kind(k) for k in range(7, 18))
-#: Element kinds that make a slice or array ``bin``: only ``byte`` (kind 12). The
-#: generator works on spelling, so ``[]uint8`` (kind 8) is an array of integers.
+#: Element kinds that make a fixed array ``bin``: only ``byte`` (kind 12). The generator
+#: works on spelling, so ``[N]uint8`` (kind 8) is an array of integers; a slice is ``bin``
+#: only as ``[]byte`` spelled so (kind 1), never as a slice of kind 12.
 BYTE_KINDS = frozenset({Kind.BYTE})
 
 #: Go spelling of each primitive kind.
@@ -541,8 +544,7 @@ class _TypeResolver:
         if kind == Kind.STRUCT:
             return TypeRef(Kind.STRUCT, name=self._struct_name(name, spelled), inlined=name not in self.struct_names)
         if kind == Kind.SLICE:
-            elem = child("Domain", part("slice", "elem"))
-            return TypeRef(Kind.BYTES) if elem.kind in BYTE_KINDS else TypeRef(Kind.SLICE, elem=elem)
+            return TypeRef(Kind.SLICE, elem=child("Domain", part("slice", "elem")))
         if kind == Kind.POINTER:
             return TypeRef(Kind.POINTER, elem=child("Domain", part("pointer", "elem")))
         if kind == Kind.MAP:
