@@ -58,6 +58,7 @@ Errors are ``GoSourceError``s naming the file, the line, the struct and the fiel
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
@@ -117,6 +118,8 @@ _ZID = re.compile(r"\+?[0-9]+")
 _LEGACY_OCTAL = re.compile(r"0[0-7_]+")
 #: One ``key:"value"`` pair of a struct tag (reflect's syntax).
 _TAG_PAIR = re.compile(r' *([^\x00- :"\x7f]+):("(?:[^"\\]|\\.)*")')
+#: The reference generator inlines a type of the file into its users when its complexity is below this.
+_MAX_COMPLEX = 5
 _UNEXPORTED_HINT = "zebrapack schema --unexported, or unexported=True, includes unexported structs and fields"
 
 
@@ -201,6 +204,7 @@ class _Compiler:
         self.ignored: set[str] = set()
         self.shims: dict[str, Kind] = {}
         self.resolving: list[str] = []     # named types being resolved (a cycle is an error)
+        self.measured: dict[str, list[GoType]] = {}   # a struct's field types (Skip fields left out)
         for directive in source.directives:
             self._apply(directive)
 
@@ -258,8 +262,17 @@ class _Compiler:
             if decl.name not in self.structs:
                 continue
             self.lines[decl.name, None] = decl.line
-            fields = [f for go_field in self.structs[decl.name] for f in self._fields(decl.name, go_field)]
+            fields = []
+            for go_field in self.structs[decl.name]:
+                for f in self._fields(decl.name, go_field):
+                    fields.append(f)
+                    if not f.skip:
+                        self.measured.setdefault(decl.name, []).append(go_field.type)
             structs[decl.name] = StructDef(decl.name, tuple(fields))
+        for name, struct in structs.items():
+            structs[name] = dataclasses.replace(struct, fields=tuple(
+                f if f.type is None else dataclasses.replace(f, type=self._inline(f.type, name))
+                for f in struct.fields))
         model = SchemaDef(
             source_package=self.source.package,
             structs=MappingProxyType(structs),
@@ -371,6 +384,35 @@ class _Compiler:
         assert t.key is not None
         key_kind = _MAP_KEY_KINDS.get(t.key.name) if t.key.form == "ident" else None
         return TypeRef(Kind.MAP, key=TypeRef(key_kind), elem=elem) if key_kind is not None else None
+
+    def _inline(self, ref: TypeRef, root: str) -> TypeRef:
+        """A field type of struct ``root`` with the structs the reference generator
+        inlines into it marked (its ``propInline``): every struct but ``root`` whose
+        complexity is below 5."""
+        if ref.kind == Kind.STRUCT:
+            weight = 1 + sum(self._complexity(t) for t in self.measured.get(ref.name, ()))
+            return dataclasses.replace(ref, inlined=ref.name != root and weight < _MAX_COMPLEX)
+        if ref.elem is None:
+            return ref
+        return dataclasses.replace(ref, elem=self._inline(ref.elem, root))
+
+    def _complexity(self, t: GoType) -> int:
+        """gen's ``Complexity`` of a field type as declared: a struct counts 1 more than
+        its fields (Skip fields left out), a name 1 (a shimmed one 2, its copy
+        converting), ``[]byte`` 1, a pointer, slice or array 1 more than its element, a
+        map 2 more than its value.
+
+        The generator measures a type as it stands when Go's map order reaches it:
+        with the types its fields name inlined into it already, or not yet (a named
+        scalar inlined counts 2, a struct its own measure). A struct below 5 as
+        declared but not once inlined into is inlined in some runs and not in others
+        (def.go's ``OmitEmptyInside1`` was, its ``FileHandle`` was not); we measure
+        as declared, what one counts reading the file."""
+        if t.form == "ident":
+            return 1 if t.name not in self.shims or "." in t.name else 2
+        if t.elem is None or t.form == "slice" and t.elem.form == "ident" and t.elem.name == "byte":
+            return 1
+        return (2 if t.form == "map" else 1) + self._complexity(t.elem)
 
     @staticmethod
     def _extension(t: GoType) -> TypeRef:
