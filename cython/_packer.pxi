@@ -1457,17 +1457,14 @@ cdef int put_go_number(Writer *w, object value) except -1:
         else:
             number.family = ZP_NUMBER_F64
             number.bits = zp_double_bits(PyFloat_AS_DOUBLE(value))
-    elif Py_TYPE(value) == <PyTypeObject *>_GoUint64:
-        if value < 0 or value.bit_length() > 64:
-            writer_fail(w, f"{_short_repr(value)} is outside the range of uint64 (0..{UINT64_MAX})")
-        number.family = ZP_NUMBER_UINT
-        number.bits = PyLong_AsUnsignedLongLong(value)
     else:
-        number.family = ZP_NUMBER_INT
+        number.family = ZP_NUMBER_UINT if Py_TYPE(value) == <PyTypeObject *>_GoUint64 else ZP_NUMBER_INT
         number.bits = <uint64_t>PyLong_AsLongLongAndOverflow(value, &overflow)
         if overflow > 0 and value.bit_length() <= 64:
             number.family = ZP_NUMBER_UINT
             number.bits = PyLong_AsUnsignedLongLong(value)
+        elif number.family == ZP_NUMBER_UINT and (overflow != 0 or <int64_t>number.bits < 0):
+            writer_fail(w, f"{_short_repr(value)} is outside the range of uint64 (0..{UINT64_MAX})")
         elif overflow != 0:
             writer_fail(w, f"int {_short_repr(value)} does not fit int64 or uint64")
     ensure(w, 9)
