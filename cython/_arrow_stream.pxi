@@ -49,6 +49,7 @@ cdef struct Segment:
     const uint8_t *prefix   # SEG_PYFILE: bytes already read, from offset start
     int64_t prefix_len
     char *label             # "PATH: split A..B: " for splits, or NULL
+    bint streamed           # SEG_ENTRY larger than max_record_size: checked, then read in chunks
 
 
 cdef struct ZStream:
@@ -70,6 +71,7 @@ cdef struct ZStream:
     int64_t seg_records
     bint finished
     bint failed
+    bint torn               # the error is a torn tail (TornTailError)
     int error_code
     int busy
     int64_t err_record
@@ -148,6 +150,26 @@ cdef int64_t pyfile_read(ZStream *z, Segment *s, uint8_t *dst, int64_t n) noexce
     return got
 
 
+cdef inline bint seg_reads_file(Segment *s) noexcept nogil:
+    """Read from the file in chunks: a file range, or an index entry too large to hold."""
+    return s.kind == SEG_FILE or (s.kind == SEG_ENTRY and s.streamed)
+
+
+cdef int zs_grow_window(ZStream *z, int64_t size, const char *what) noexcept nogil:
+    cdef uint8_t *grown
+    if size <= z.win_cap:
+        return 0
+    grown = <uint8_t *>realloc(z.win, size)
+    if grown == NULL:
+        z.failed = True
+        z.error_code = ENOMEM
+        snprintf(z.error, ERROR_SIZE, "out of memory for %s of %lld bytes", what, <long long>size)
+        return ENOMEM
+    z.win = grown
+    z.win_cap = size
+    return 0
+
+
 cdef int zs_refill(ZStream *z, int64_t keep_from) noexcept nogil:
     """Keep the window's bytes from keep_from (a record that needs more), read more."""
     cdef Segment *s = &z.segs[z.seg]
@@ -163,7 +185,7 @@ cdef int zs_refill(ZStream *z, int64_t keep_from) noexcept nogil:
         memmove(z.win, z.win + keep_from, keep)
     z.d.base += keep_from
     want = z.read_chunk if keep < z.read_chunk else keep
-    if s.kind == SEG_FILE and want > z.file_left:
+    if seg_reads_file(s) and want > z.file_left:
         want = z.file_left
     if keep + want > z.win_cap:
         grown = <uint8_t *>realloc(z.win, keep + want)
@@ -174,7 +196,7 @@ cdef int zs_refill(ZStream *z, int64_t keep_from) noexcept nogil:
             return ENOMEM
         z.win = grown
         z.win_cap = keep + want
-    if s.kind == SEG_FILE:
+    if seg_reads_file(s):
         got = <int64_t>fread(z.win + keep, 1, want, z.fp) if want else 0
         if got < want and ferror(z.fp):
             return zs_fail_os(z, "reading", errno)
@@ -220,16 +242,8 @@ cdef int zs_open_segment(ZStream *z) noexcept nogil:
         return 0
     if s.kind == SEG_PYFILE:
         z.d.base = s.start
-        z.d.buf = z.win
-        if s.prefix_len > z.win_cap:
-            z.win = <uint8_t *>realloc(z.win, s.prefix_len)
-            if z.win == NULL:
-                z.win_cap = 0
-                z.failed = True
-                z.error_code = ENOMEM
-                snprintf(z.error, ERROR_SIZE, "out of memory")
-                return ENOMEM
-            z.win_cap = s.prefix_len
+        if zs_grow_window(z, s.prefix_len, "the bytes read first"):
+            return ENOMEM
         if s.prefix_len:
             memcpy(z.win, s.prefix, s.prefix_len)
         z.d.buf = z.win
@@ -247,17 +261,14 @@ cdef int zs_open_segment(ZStream *z) noexcept nogil:
         if z.file_left <= 0:
             z.seg_eof = True
         return 0
-    # an index entry: read whole, then check it against the index
+    # an index entry: checked against the index before any record is read, then
+    # held whole, or (larger than max_record_size: an index is untrusted input) read
+    # again in chunks; its record count is checked when it closes
     size = s.stop - s.start
-    if size > z.win_cap:
-        z.win = <uint8_t *>realloc(z.win, size)
-        if z.win == NULL:
-            z.win_cap = 0
-            z.failed = True
-            z.error_code = ENOMEM
-            snprintf(z.error, ERROR_SIZE, "out of memory for an index entry of %lld bytes", <long long>size)
-            return ENOMEM
-        z.win_cap = size
+    if size > z.max_record_size:
+        return zs_open_streamed_entry(z, s, size)
+    if zs_grow_window(z, size, "an index entry"):
+        return ENOMEM
     got = <int64_t>fread(z.win, 1, size, z.fp) if size > 0 else 0
     if got < size and ferror(z.fp):
         return zs_fail_os(z, "reading", errno)
@@ -265,13 +276,45 @@ cdef int zs_open_segment(ZStream *z) noexcept nogil:
     z.d.buf = z.win
     z.d.end = got
     if got != size:
-        snprintf(z.d.message, MESSAGE_SIZE, "the file ends inside the indexed records %lld..%lld",
-                 <long long>s.start, <long long>s.stop)
-        return zs_fail_split(z, s.start + got)
+        return zs_fail_entry_short(z, s, got)
     if zp_crc32(0, z.win, size) != s.crc:
-        snprintf(z.d.message, MESSAGE_SIZE, "the records %lld..%lld do not match the index's checksum "
-                 "(the file changed since it was indexed)", <long long>s.start, <long long>s.stop)
-        return zs_fail_split(z, s.start)
+        return zs_fail_entry_crc(z, s)
+    return 0
+
+
+cdef int zs_fail_entry_short(ZStream *z, Segment *s, int64_t got) noexcept nogil:
+    snprintf(z.d.message, MESSAGE_SIZE, "the file ends inside the indexed records %lld..%lld",
+             <long long>s.start, <long long>s.stop)
+    return zs_fail_split(z, s.start + got)
+
+
+cdef int zs_fail_entry_crc(ZStream *z, Segment *s) noexcept nogil:
+    snprintf(z.d.message, MESSAGE_SIZE, "the records %lld..%lld do not match the index's checksum "
+             "(the file changed since it was indexed)", <long long>s.start, <long long>s.stop)
+    return zs_fail_split(z, s.start)
+
+
+cdef int zs_open_streamed_entry(ZStream *z, Segment *s, int64_t size) noexcept nogil:
+    """An entry too large to hold: its CRC32 checked over chunks, then read again as a file range."""
+    cdef int64_t left = size, want, got
+    cdef uint32_t crc = 0
+    if zs_grow_window(z, z.read_chunk, "a read"):
+        return ENOMEM
+    while left:
+        want = z.read_chunk if left > z.read_chunk else left
+        got = <int64_t>fread(z.win, 1, want, z.fp)
+        if got < want and ferror(z.fp):
+            return zs_fail_os(z, "reading", errno)
+        crc = zp_crc32(crc, z.win, got)
+        left -= got
+        if got < want:
+            return zs_fail_entry_short(z, s, size - left)
+    if crc != s.crc:
+        return zs_fail_entry_crc(z, s)
+    if zp_fseek64(z.fp, s.start) != 0:
+        return zs_fail_os(z, "seeking in", errno)
+    s.streamed = True
+    z.file_left = size
     return 0
 
 
@@ -431,8 +474,7 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
         if z.d.pos >= z.d.end:
             rc = zs_advance(z, &done)
             if rc:
-                col_clear(z.root)
-                return rc
+                return zs_deliver_then_fail(z, rows, out, rc)
             if done:
                 z.finished = True
                 break
@@ -444,18 +486,59 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
             # the record is not in the batch: every column back to where it began
             col_truncate(z.root, rows)
             z.d.used = used
-            if z.d.truncated and z.segs[z.seg].kind != SEG_MEM and z.segs[z.seg].kind != SEG_ENTRY \
-                    and not z.seg_eof:
+            if z.d.truncated and not z.seg_eof:     # (bytes-like sources and held entries are whole)
                 rc = zs_refill(z, start)
                 if rc:
-                    col_clear(z.root)
-                    return rc
+                    return zs_deliver_then_fail(z, rows, out, rc)
                 continue
-            col_clear(z.root)
-            return zs_fail_decode(z)
+            if z.segs[z.seg].kind != SEG_ENTRY and zs_ends_inside(z, start):
+                zs_torn_tail(z, start)
+            return zs_deliver_then_fail(z, rows, out, zs_fail_decode(z))
         rows += 1
         z.records += 1
         z.seg_records += 1
+    return zs_deliver(z, rows, out)
+
+
+cdef bint zs_ends_inside(ZStream *z, int64_t start) noexcept nogil:
+    """Whether the input ends inside the record at start: by structure (the skipper
+    reaches the end of the input inside it), never by the decoder's message."""
+    cdef zp_skipper s
+    cdef unsigned char b
+    cdef int rc
+    if start >= z.d.end:
+        return False
+    b = z.d.buf[start]
+    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+        return False
+    zp_skip_init(&s, z.d.buf, start, z.d.end, z.d.skip_levels, z.d.max_depth + 2, z.d.max_depth, z.d.end - start)
+    rc = zp_skip(&s)
+    zp_skip_release(&s)
+    return rc == ZP_SKIP_TRUNCATED or rc == ZP_SKIP_TOO_MANY
+
+
+cdef void zs_torn_tail(ZStream *z, int64_t start) noexcept nogil:
+    """The Dec error replaced by a torn tail at the record's start."""
+    z.torn = True
+    snprintf(z.d.message, MESSAGE_SIZE, "torn tail: the input ends inside the record that starts here "
+             "(%lld byte%s of it there), where the valid data ends", <long long>(z.d.end - start),
+             "" if z.d.end - start == 1 else "s")
+    z.d.fail_at = z.d.base + start
+    z.d.path[0] = b"$"
+    z.d.path[1] = 0
+
+
+cdef int zs_deliver_then_fail(ZStream *z, int64_t rows, ArrowArray *out, int rc) noexcept nogil:
+    """A failure inside a batch (z.failed and its error set, rc its code): the complete
+    records before it are delivered as a batch, and the error comes with the next call."""
+    if rows == 0:
+        col_clear(z.root)
+        return rc
+    return zs_deliver(z, rows, out)
+
+
+cdef int zs_deliver(ZStream *z, int64_t rows, ArrowArray *out) noexcept nogil:
+    """The batch of ``rows`` rows into out (nothing at the end of the sources)."""
     if rows == 0:
         col_clear(z.root)
         return 0
@@ -463,10 +546,11 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
         if out.release != NULL:
             out.release(out)
         col_clear(z.root)
-        z.failed = True
-        z.error_code = ENOMEM
-        snprintf(z.error, ERROR_SIZE, "out of memory exporting a batch")
-        return ENOMEM
+        if not z.failed:        # an error already pending is the one to report
+            z.failed = True
+            z.error_code = ENOMEM
+            snprintf(z.error, ERROR_SIZE, "out of memory exporting a batch")
+        return z.error_code
     return 0
 
 
@@ -603,6 +687,7 @@ cdef class ArrowRecordReader:
     cdef ZStream *z
     cdef list _keep             # the Python objects the segments point into
     cdef bint _exported
+    cdef object __weakref__     # zebrapack.streams.reading knows the files it reads by it
 
     def __cinit__(self, field, codec, *, Py_ssize_t batch_rows, Py_ssize_t batch_bytes, bint strict,
                   bint time_us, Py_ssize_t max_record_size=1 << 28, Py_ssize_t read_chunk=1 << 20):
@@ -743,15 +828,22 @@ cdef class ArrowRecordReader:
             raise MemoryError()
         return PyCapsule_New(schema, "arrow_schema", <PyCapsule_Destructor>zp_schema_capsule_free), array_capsule
 
+    @property
+    def reading(self):
+        """Whether more may be read: neither at the end of the sources nor failed."""
+        return not (self.z.finished or self.z.failed)
+
     def error(self):
-        """The reader's error as an exception: DecodeError (with ``record``), or OSError / MemoryError."""
+        """The reader's error as an exception: DecodeError (with ``record``; TornTailError for an
+        input that ends inside a record), or OSError / MemoryError."""
         if self.z.error_code == ENOMEM:
             return MemoryError(self.z.error.decode("utf-8", "replace"))
         if self.z.error_code != EINVAL:
             return OSError(self.z.error_code, self.z.error.decode("utf-8", "replace"))
         label = self.z.err_label.decode("utf-8", "replace") if self.z.err_label != NULL else ""
         reason = f"{label}{self.z.d.message.decode('utf-8', 'replace')} (record {self.z.err_record})"
-        exc = _DecodeError(reason, self.z.d.path.decode("utf-8", "replace"), self.z.d.fail_at)
+        error_class = _TornTailError if self.z.torn else _DecodeError
+        exc = error_class(reason, self.z.d.path.decode("utf-8", "replace"), self.z.d.fail_at)
         exc.record = self.z.err_record
         return exc
 

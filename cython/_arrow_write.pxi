@@ -204,6 +204,7 @@ cdef struct WCol:
     const uint8_t *validity
     const unsigned char *data1
     const unsigned char *data2
+    int64_t last            # L_BIN, L_LARGE_BIN: the last offset, the data buffer's extent
     Py_ssize_t n_variadic
     ArrowArray *entries     # L_MAP: the entries struct
 
@@ -363,8 +364,9 @@ cdef int aw_read_bytes(WriteCtx *ctx, WCol *c, int64_t i, const unsigned char **
             return fail_nogil(ctx, "a binary view outside its data buffers (invalid Arrow data)")
         p[0] = <const unsigned char *>c.arr.buffers[2 + index] + offset
         return 0
-    if start < 0 or stop < start:
-        return fail_nogil(ctx, "offsets out of order (invalid Arrow data)")
+    # each value between its neighbours, inside the data buffer (whose extent is the last offset)
+    if start < 0 or stop < start or stop > c.last:
+        return fail_nogil(ctx, "offsets out of order or past the data buffer (invalid Arrow data)")
     p[0] = c.data2 + start
     n[0] = stop - start
     return 0
@@ -386,10 +388,10 @@ cdef int aw_list_range(WriteCtx *ctx, WCol *c, int64_t i, int64_t *start, int64_
     elif c.layout == L_LARGE_LIST_VIEW:
         start[0] = (<const int64_t *>c.data1)[at]
         n[0] = (<const int64_t *>c.data2)[at]
-    else:   # L_FIXED_LIST
+    else:   # L_FIXED_LIST (the item column's length was checked when the batch was bound)
         start[0] = at * c.width
         n[0] = c.width
-    if start[0] < 0 or n[0] < 0 or start[0] + n[0] > items.length:
+    if start[0] < 0 or n[0] < 0 or n[0] > items.length - start[0]:
         return fail_nogil(ctx, "list offsets outside the item column (invalid Arrow data)")
     return 0
 
@@ -1069,6 +1071,81 @@ cdef int _fixed_size(str fmt, str prefix) except -2:
     return n if 0 <= n <= 0x7fffffff else -1
 
 
+# What a buffer that is not there reads as: no byte is read from it, but pointer
+# arithmetic on NULL (even + 0) is undefined.
+cdef unsigned char _NO_BYTES[8]
+
+#: The most values an imported array may claim (its byte extents must fit in 64 bits).
+cdef int64_t _MAX_ARROW_LENGTH = 0x100000000000000     # 2**56
+
+
+cdef int _invalid(str path, str message) except -1:
+    """Arrow data that does not hold what its own fields say: an EncodeError naming the column."""
+    raise _EncodeError(f"{message} (invalid Arrow data)", path, None)
+
+
+cdef str _child_path(WCol *c, Py_ssize_t k, str path):
+    cdef WCol *child = c.children[k]
+    if child.field != NULL:
+        return f"{path}.{(<FieldPlan>child.field).name}"
+    if c.kind == K_NUMBER:
+        return f"{path}.{_NUMBER_PARTS[k]}"
+    return path + ((".real", ".imag") if c.kind == K_C64 or c.kind == K_C128 else (".code", ".data"))[k]
+
+
+cdef int _check_array(ArrowArray *arr, int64_t need, str path) except -1:
+    """The fields of an imported array that every layout relies on."""
+    if arr == NULL or arr.release == NULL:
+        _invalid(path, "a released or missing array in the batch")
+    if arr.length < 0 or arr.offset < 0 or arr.length > _MAX_ARROW_LENGTH or arr.offset > _MAX_ARROW_LENGTH:
+        _invalid(path, f"an array of length {arr.length} at offset {arr.offset}")
+    if arr.length < need:
+        _invalid(path, f"an array of {arr.length} values where {need} are needed")
+    if arr.null_count < -1 or arr.null_count > arr.length:
+        _invalid(path, f"an array of {arr.length} values with a null count of {arr.null_count}")
+    if arr.n_buffers < 0 or arr.n_children < 0 or (arr.n_children and arr.children == NULL):
+        _invalid(path, "an array without its buffers or children")
+    return 0
+
+
+cdef int _bind_binary(WCol *c, ArrowArray *arr, str path) except -1:
+    """The extent of a binary column's data buffer: its last offset (what the producer
+    says it holds), after the first; every value is checked against it as it is read."""
+    cdef int64_t first = 0, last = 0
+    if arr.length > 0:                  # (no value is read from an empty column)
+        if c.layout == L_BIN:
+            first = (<const int32_t *>c.data1)[arr.offset]
+            last = (<const int32_t *>c.data1)[arr.offset + arr.length]
+        else:
+            first = (<const int64_t *>c.data1)[arr.offset]
+            last = (<const int64_t *>c.data1)[arr.offset + arr.length]
+    if first < 0 or last < first:
+        _invalid(path, f"binary offsets from {first} to {last}")
+    if c.data2 == NULL:
+        if last > 0:
+            _invalid(path, f"a binary array of {last} bytes without its data buffer")
+        c.data2 = _NO_BYTES
+    c.last = last
+    return 0
+
+
+cdef int _bind_views(WCol *c, ArrowArray *arr, str path) except -1:
+    """A binary view column: its variadic buffers and their sizes (the views are checked
+    against them as they are read)."""
+    cdef int64_t k
+    cdef const int64_t *sizes
+    c.n_variadic = arr.n_buffers - 3
+    if c.n_variadic == 0:
+        return 0
+    sizes = <const int64_t *>arr.buffers[arr.n_buffers - 1]
+    if sizes == NULL:
+        _invalid(path, "a binary view array without its buffer sizes")
+    for k in range(c.n_variadic):
+        if sizes[k] < 0 or (sizes[k] > 0 and arr.buffers[2 + k] == NULL):
+            _invalid(path, f"a binary view array whose data buffer {k} is missing or of {sizes[k]} bytes")
+    return 0
+
+
 cdef class ArrowRecordEncoder:
     """Writes the rows of imported Arrow record batches as records of one struct.
 
@@ -1088,6 +1165,7 @@ cdef class ArrowRecordEncoder:
     cdef WriteCtx ctx
     cdef list deprecated        # (StructPlan, FieldPlan, WCol address) of deprecated fields
     cdef set warned
+    cdef object _bound          # the batch the WCols point into
 
     def __cinit__(self):
         memset(&self.ctx, 0, sizeof(WriteCtx))
@@ -1418,37 +1496,45 @@ cdef class ArrowRecordEncoder:
 
     # -- binding a batch -------------------------------------------------------------
 
-    cdef int _bind(self, WCol *c, ArrowArray *arr, int64_t need) except -1:
-        """Point c (and its children) at arr, checking the shape the layout needs;
-        ``need``: how many logical values its parent may index."""
+    cdef int _bind(self, WCol *c, ArrowArray *arr, int64_t need, str path) except -1:
+        """Point c (and its children) at arr, checking everything the layout reads against
+        what arr says it holds (no producer is trusted: its buffers' extents follow from its
+        length and offset, and from the last offset of a binary column); ``need``: how many
+        logical values its parent may index; ``path``: the column's, for errors."""
         cdef Py_ssize_t k
-        cdef int64_t child_need, buffers
+        cdef int64_t child_need, buffers, size
         cdef int layout = c.layout
-        if arr == NULL or arr.release == NULL:
-            raise ValueError("a released or missing Arrow array in the batch")
-        if arr.length < need or arr.offset < 0 or arr.length < 0:
-            raise ValueError(f"an Arrow array of {arr.length} values where {need} are needed (invalid Arrow data)")
+        _check_array(arr, need, path)
         c.arr = arr
         buffers = {L_NULL: 0, L_BOOL: 2, L_INT: 2, L_FLOAT: 2, L_TIMESTAMP: 2, L_BIN: 3, L_LARGE_BIN: 3,
                    L_VIEW_BIN: 3, L_FIXED_BIN: 2, L_DICT: 2, L_LIST: 2, L_LARGE_LIST: 2, L_LIST_VIEW: 3,
                    L_LARGE_LIST_VIEW: 3, L_FIXED_LIST: 1, L_STRUCT: 1, L_MAP: 2}[layout]
-        if arr.n_buffers < buffers or (buffers and arr.buffers == NULL):
-            raise ValueError(f"an Arrow array with {arr.n_buffers} buffers where {buffers} are needed")
-        c.validity = NULL
-        if buffers and arr.null_count != 0:
-            c.validity = <const uint8_t *>arr.buffers[0]
+        if arr.n_buffers and arr.buffers == NULL:
+            _invalid(path, "an array without its buffers")
+        if arr.n_buffers < buffers:
+            _invalid(path, f"an array with {arr.n_buffers} buffers where {buffers} are needed")
+        # the validity bitmap is honoured wherever there is one; a null count without one is refused
+        c.validity = <const uint8_t *>arr.buffers[0] if buffers else NULL
+        if buffers and c.validity == NULL and arr.null_count > 0:
+            _invalid(path, f"an array of {arr.null_count} nulls without a validity bitmap")
         if layout == L_NULL:
             return 0
         c.data1 = <const unsigned char *>arr.buffers[1] if buffers > 1 else NULL
         c.data2 = <const unsigned char *>arr.buffers[2] if buffers > 2 else NULL
-        if arr.length > 0 and buffers > 1 and c.data1 == NULL and not (layout == L_FIXED_BIN and c.width == 0):
-            raise ValueError("an Arrow array without its data buffer")
-        if layout == L_VIEW_BIN:
-            c.n_variadic = arr.n_buffers - 3
+        if arr.length > 0 and not (layout == L_FIXED_BIN and c.width == 0):
+            if (buffers > 1 and c.data1 == NULL) or \
+                    ((layout == L_LIST_VIEW or layout == L_LARGE_LIST_VIEW) and c.data2 == NULL):
+                _invalid(path, "an array without its data buffer")
+        if c.data1 == NULL:
+            c.data1 = _NO_BYTES         # nothing is read from it (no value, or none of any width)
+        if layout == L_BIN or layout == L_LARGE_BIN:
+            _bind_binary(c, arr, path)
+        elif layout == L_VIEW_BIN:
+            _bind_views(c, arr, path)
         if layout == L_DICT:
             if arr.dictionary == NULL:
-                raise ValueError("a dictionary-encoded Arrow array without its dictionary")
-            return self._bind(c.values, arr.dictionary, 0)
+                _invalid(path, "a dictionary-encoded array without its dictionary")
+            return self._bind(c.values, arr.dictionary, 0, path)
         if c.how != W_VALUE:
             return 0
         if layout == L_STRUCT:
@@ -1456,24 +1542,37 @@ cdef class ArrowRecordEncoder:
                 if c.arrow_index[k] < 0:
                     continue
                 if c.arrow_index[k] >= arr.n_children:
-                    raise ValueError("an Arrow struct array without its children")
-                self._bind(c.children[k], arr.children[c.arrow_index[k]], arr.offset + arr.length)
+                    _invalid(path, "a struct array without its children")
+                self._bind(c.children[k], arr.children[c.arrow_index[k]], arr.offset + arr.length,
+                           _child_path(c, k, path))
             return 0
         if layout in (L_LIST, L_LARGE_LIST, L_LIST_VIEW, L_LARGE_LIST_VIEW, L_FIXED_LIST, L_MAP):
             if arr.n_children != 1:
-                raise ValueError("an Arrow list or map array without its one child")
+                _invalid(path, "a list or map array without its one child")
             if layout == L_MAP:
                 c.entries = arr.children[0]
-                if c.entries == NULL or c.entries.n_children != 2:
-                    raise ValueError("an Arrow map array without its key and value columns")
+                _check_array(c.entries, 0, path)
+                if c.entries.n_children != 2 or c.entries.children == NULL:
+                    _invalid(path, "a map array without its key and value columns")
                 child_need = c.entries.offset + c.entries.length
-                self._bind(c.children[0], c.entries.children[0], child_need)
-                self._bind(c.children[1], c.entries.children[1], child_need)
+                self._bind(c.children[0], c.entries.children[0], child_need, path + "[<key>]")
+                self._bind(c.children[1], c.entries.children[1], child_need, path + "[]")
             else:
-                self._bind(c.children[0], arr.children[0], 0)
+                self._bind(c.children[0], arr.children[0], 0, path + "[]")
+                size = arr.offset + arr.length
+                if layout == L_FIXED_LIST and c.width and size > c.children[0].arr.length // c.width:
+                    _invalid(path, f"a fixed-size list array of {size} lists of {c.width} over "
+                                   f"{c.children[0].arr.length} items")
         return 0
 
     # -- encoding --------------------------------------------------------------------
+
+    def bind(self, _ImportedArray batch):
+        """Check the batch against its schema and what its own fields say it holds
+        (``ValueError``: invalid Arrow data) before any row is written: its row count."""
+        self._bind(self.root, &batch.array, batch.array.length, self.plan.name)
+        self._bound = batch
+        return batch.array.length
 
     def encode(self, _ImportedArray batch, int64_t start, int64_t row_base, Py_ssize_t chunk_bytes,
                bint want_ends=False):
@@ -1481,7 +1580,8 @@ cdef class ArrowRecordEncoder:
         ``chunk_bytes`` are written: (bytes, rows done, record ends or None)."""
         cdef int64_t done = start, stop
         cdef ArrowArray *arr = &batch.array
-        self._bind(self.root, arr, arr.length)
+        if batch is not self._bound:
+            self.bind(batch)
         stop = arr.length
         self.ctx.out.pos = 0
         self.ctx.n_ends = 0
@@ -1513,5 +1613,4 @@ cdef inline bint _omits(FieldPlan fp, bint msgp, bint inlined):
 
 cdef int _schema_error(str path, str message) except -1:
     raise _EncodeError(message, path, None)
-
 

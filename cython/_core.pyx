@@ -67,7 +67,7 @@ import sys as _sys_module
 
 from msgpack import ExtType as _MsgpackExtType
 
-from zebrapack._errors import DecodeError, EncodeError
+from zebrapack._errors import DecodeError, EncodeError, TornTailError
 from zebrapack.values.ext import Ext
 from zebrapack.values.gonumbers import GoComplex64, GoFloat32, GoUint64
 from zebrapack.values.gotime import GoTime
@@ -187,6 +187,7 @@ cdef object _int_new = int.__new__
 cdef object _complex_new = complex.__new__
 cdef object _ExtTypes = (Ext, _MsgpackExtType)
 cdef object _DecodeError = DecodeError
+cdef object _TornTailError = TornTailError
 cdef object _EncodeError = EncodeError
 
 include "_plan.pxi"

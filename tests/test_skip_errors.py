@@ -59,10 +59,12 @@ def test_a_skipped_value_cut_short_at_the_end_of_a_stream_is_the_stream_cut_shor
     schema = zebrapack.load(ZP_PATH)
     whole = tree_with_unknown(msgpack.packb([1, {"a": [2, "x" * 40]}]))
     assert [tree.Label for tree in schema.iter_decode(whole + whole, "Tree")] == ["L", "L"]
-    with pytest.raises(DecodeError) as caught:
+    with pytest.raises(zebrapack.TornTailError) as caught:
         list(schema.iter_decode(whole + whole[:-14], "Tree"))
-    assert caught.value.reason == "input ends inside a value: 42 bytes needed, 31 left"
-    assert (caught.value.path, caught.value.offset) == ("Tree.<zid 9>[1][0][1]", len(whole) + 15)
+    assert (caught.value.path, caught.value.offset) == ("$", len(whole))     # the torn record's start
+    cause = caught.value.__cause__          # the decoder's own error says where the bytes ran out
+    assert isinstance(cause, DecodeError) and cause.reason == "input ends inside a value: 42 bytes needed, 31 left"
+    assert (cause.path, cause.offset) == ("Tree.<zid 9>[1][0][1]", len(whole) + 15)
 
 
 def test_nesting_up_to_max_depth_in_a_skipped_value_is_stepped_over() -> None:

@@ -48,6 +48,7 @@ from .streams.index import (
 )
 from .streams.index_format import RecordIndex, Split
 from .streams.records import RecordWriter
+from .streams.recovery import Recovery, recover
 from .streams.self_describing import SchemaStream, open_stream
 from .values.ext import Ext
 from .values.gonumbers import GoComplex64, GoFloat32, GoUint64
@@ -77,6 +78,7 @@ __all__ = [
     "Record",
     "RecordIndex",
     "RecordWriter",
+    "Recovery",
     "Retired",
     "Schema",
     "SchemaDef",
@@ -108,6 +110,7 @@ __all__ = [
     "load_index",
     "open_stream",
     "read_index",
+    "recover",
     "schema_from_dataclasses",
     "schema_from_go",
     "uint",

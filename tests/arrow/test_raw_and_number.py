@@ -9,6 +9,7 @@ family); it checks what the encoder checks."""
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 import pytest
@@ -122,3 +123,15 @@ def test_an_empty_raw_column_value_is_nil_and_a_string_column_is_refused() -> No
     assert write(pa.table({"Raw": pa.array([b""])})) == HEAD + b"\x00"     # the Number, never empty, is 0
     with pytest.raises(zebrapack.EncodeError, match="Arrow format 'u' cannot be written as msgp.Raw"):
         write(pa.table({"Raw": pa.array(["x"])}))
+
+
+def test_a_number_column_whose_part_holds_fewer_values_than_rows_is_refused_by_name() -> None:
+    from .hostile import Crafted, column
+    batch = pa.RecordBatch.from_pydict({"Num": number(uint=5)})
+
+    def short_uint_part(root: Any, keep: list[Any]) -> None:
+        column(root).children[1].contents.length = 0
+
+    with pytest.raises(zebrapack.EncodeError, match=re.escape(
+            "Holder.Num.uint: an array of 0 values where 1 are needed (invalid Arrow data)")):
+        zebrapack.arrow.write(Crafted(batch, short_uint_part), io.BytesIO(), RAWNUM, "Holder")

@@ -5,13 +5,17 @@ record number."""
 
 from __future__ import annotations
 
+import zlib
+from pathlib import Path
+
 import msgpack
 import pytest
 from conftest import VECTORS
 
 import zebrapack
 import zebrapack.arrow as zpa
-from zebrapack import DecodeError
+from zebrapack import DecodeError, Split, TornTailError
+from zebrapack.streams.index_format import IndexEntry
 
 from .engines import engine
 
@@ -57,8 +61,8 @@ CASES = {
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("columns", [None, ["Label"]])
-def test_a_bad_skipped_or_kept_value_is_refused_with_decodes_path_and_offset(case: str, columns: list[str] | None
-                                                                             ) -> None:
+def test_a_bad_skipped_or_kept_value_is_refused_with_decodes_path_and_offset(case: str, columns: list[str] | None,
+                                                                             tmp_path: Path) -> None:
     type_name, data, max_depth, reason, path, offset = CASES[case]
     schema = zebrapack.load(ZP_PATH, max_depth=max_depth)
     with pytest.raises(DecodeError) as decoded:
@@ -67,10 +71,27 @@ def test_a_bad_skipped_or_kept_value_is_refused_with_decodes_path_and_offset(cas
     if columns is not None and type_name != "Tree":
         columns = ["Any"]
     good = schema.encode(schema.types[type_name]())
+    # Read through an index entry that ends where the value is cut: an entry's end is no
+    # torn tail, so the reader names the value cut short as decode does.
+    file = tmp_path / "records.zpk"
+    file.write_bytes(good + data)
+    entries = (IndexEntry(0, len(good), 1, zlib.crc32(good)), IndexEntry(len(good), len(good + data), 1,
+                                                                         zlib.crc32(data)))
+    split = Split(str(file), 0, len(good + data), 2, entries)
+    with pytest.raises(DecodeError) as read:
+        zpa.read(split, schema, type_name, columns=columns).read_all()
+    assert not isinstance(read.value, TornTailError)
+    assert (read.value.reason, read.value.path, read.value.offset) == \
+        (f"{file}: split 0..{len(good + data)}: {reason} (record 1)", path, len(good) + offset)
+    # The bytes alone: where the input itself ends inside the record, it is a torn tail at its start.
     with pytest.raises(DecodeError) as read:
         zpa.read(good + data, schema, type_name, columns=columns).read_all()
-    assert (read.value.reason, read.value.path, read.value.offset) == \
-        (f"{reason} (record 1)", path, len(good) + offset)
+    if reason.startswith("input ends inside"):
+        assert isinstance(read.value, TornTailError) and read.value.offset == len(good)
+        assert (read.value.path, read.value.record) == ("$", 1)     # type: ignore[attr-defined]
+    else:
+        assert (read.value.reason, read.value.path, read.value.offset) == \
+            (f"{reason} (record 1)", path, len(good) + offset)
 
 
 def test_a_map_key_inside_interface_is_checked_with_the_path_naming_the_key() -> None:

@@ -99,9 +99,10 @@ def test_truncated_file_is_an_error_at_the_last_record(tmp_path):
     data = encode_all(a_records(10))
     path = tmp_path / "cut.zpk"
     path.write_bytes(data[:-3])
-    with pytest.raises(zebrapack.DecodeError, match="input ends inside a value") as info:
+    with pytest.raises(zebrapack.TornTailError, match="torn tail: the input ends inside the record") as info:
         zpa.read(path, EXAMPLES, "A").read_all()
     assert info.value.record == 9
+    assert info.value.offset == len(encode_all(a_records(9)))      # where the torn record starts
 
 
 def test_splits_read_exactly_their_records_and_check_the_index(tmp_path):
@@ -305,6 +306,9 @@ def test_errors_name_record_path_and_offset_as_decode(record, type_name, path):
     with pytest.raises(zebrapack.DecodeError) as info:
         zpa.read(prefix + record + data, EXAMPLES, type_name).read_all()
     got = info.value
+    if not data and expected.reason.startswith("input ends inside"):    # the input ends inside the record
+        assert isinstance(got, zebrapack.TornTailError) and (got.path, got.offset) == ("$", len(prefix))
+        return
     assert got.path == expected.path == path
     assert got.offset == len(prefix) + expected.offset
     assert got.record == (3 if type_name == "A" else 1)
@@ -362,6 +366,40 @@ def test_consumed_from_another_thread(tmp_path):
         for thread in threads:
             thread.join()
     assert all(table.num_rows == 2000 for table in result.values())
+
+
+@pytest.mark.parametrize("source", ["bytes", "path"])
+def test_threads_calling_read_next_batch_on_one_stream_get_each_row_once(tmp_path, source):
+    """The stream's kept reader is made and read under a lock: threads take turns, so that
+    every batch goes to one of them (it was made twice: the first batch twice)."""
+    records = a_records(3000)
+    data = encode_all(records)
+    path = tmp_path / "t.zpk"
+    path.write_bytes(data)
+    for _ in range(10):
+        stream = zpa.read(data if source == "bytes" else path, EXAMPLES, "A", batch_rows=50)
+        names, errors = [], []
+        start = threading.Barrier(4)
+
+        def pull():
+            start.wait()
+            while True:
+                try:
+                    batch = stream.read_next_batch()
+                except StopIteration:
+                    return
+                except RuntimeError as error:       # an error is allowed, a duplicate is not
+                    errors.append(error)
+                    return
+                names.extend(batch.column("Name").to_pylist())
+
+        threads = [threading.Thread(target=pull) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors
+        assert sorted(names) == sorted(r.Name for r in records)
 
 
 def test_gil_is_released_while_a_batch_decodes():

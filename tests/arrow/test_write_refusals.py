@@ -182,7 +182,10 @@ def test_invalid_arrow_offsets_and_indices_are_refused_not_read_past(zp: zebrapa
         memory[:] = b"".join(value.to_bytes(width, "little", signed=True) for value in later)
         return table
 
-    refused(spoiled("Name", pa.string(), [0, 1], [5, 1], 4, data=b"abcdef"), zp, "A", re.escape("row 0, A.Name: offsets out of order (invalid Arrow data)"))
+    refused(spoiled("Name", pa.string(), [0, 1], [5, 1], 4, data=b"abcdef"), zp, "A",
+            re.escape("A.Name: binary offsets from 5 to 1 (invalid Arrow data)"))
+    refused(spoiled("Name", pa.string(), [0, 1, 2], [0, 3, 2], 4, data=b"abcdef"), zp, "A",
+            re.escape("row 0, A.Name: offsets out of order or past the data buffer (invalid Arrow data)"))
     refused(spoiled("Ints", pa.list_(pa.int64()), [0, 2], [0, 9], 4, children=[pa.array([1, 2], pa.int64())]),
             zp, "Compound",
             re.escape("row 0, Compound.Ints: list offsets outside the item column (invalid Arrow data)"))

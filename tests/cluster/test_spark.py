@@ -87,6 +87,18 @@ def prims(zp: zebrapack.Schema, nanosecond: int) -> list[Any]:
                   F32=1.5, C64=1 + 2j, T=when), Prims()]
 
 
+def test_a_torn_file_fails_its_task_with_the_offset_where_the_valid_data_ends(spark: Any, zp: zebrapack.Schema,
+                                                                               tmp_path: Path) -> None:
+    path = write_records(zp, tmp_path / "torn.zpk", a_records(zp, 30))
+    data = path.read_bytes()
+    path.write_bytes(data[:-5])
+    valid_end = len(data) - len(zp.encode(a_records(zp, 1, start=29)[0]))
+    with pytest.raises(Exception, match=rf"TornTailError: .*torn tail: .*\(record 29\) \(byte offset {valid_end}\)"):
+        load(spark, str(path), type="A").collect()
+    zebrapack.recover(path).truncate()
+    assert len(load(spark, str(path), type="A").collect()) == 29
+
+
 def test_unsigned_integers_widen_and_uint64_is_decimal(spark: Any, zp: zebrapack.Schema, tmp_path: Path) -> None:
     path = write_records(zp, tmp_path / "p.zpk", prims(zp, 0))
     df = load(spark, str(path), type="Prims", columns="U,U64,U32,U16,U8,By,I8,C64,T")

@@ -8,13 +8,14 @@ document, and lays the sources out as the core reads them.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .._core import ArrowRecordReader, arrow_schema_capsule
-from .._errors import DecodeError
-from ..streams.index import _schema_prefix_end
 from ..streams.index_format import Split
+from ..streams.reading import descriptor, register
+from ..streams.schema_prefix import may_start_with_schema, read_schema_prefix, schema_prefix_end
 from ..streams.self_describing import MAX_SCHEMA_SIZE
 from ._mapping import ArrowField, arrow_fields
 from ._pyarrow import require_pyarrow
@@ -52,7 +53,7 @@ def arrow_schema(schema: Any, type: Any = None, *, columns: Iterable[str] | None
 
 def read(source: Any, schema: Any, type: Any = None, *, columns: Iterable[str] | None = None,
          batch_rows: int = 65536, batch_bytes: int = 64 << 20, time_unit: str = "ns",
-         strict: bool = False) -> RecordBatchStream:
+         strict: bool = False, max_record_size: int = 1 << 28) -> RecordBatchStream:
     """The records of ``source`` as a stream of Arrow record batches (see ``RecordBatchStream``).
 
     ``source``: a path, a binary file object, a bytes-like object, a
@@ -64,17 +65,20 @@ def read(source: Any, schema: Any, type: Any = None, *, columns: Iterable[str] |
     most ``batch_rows`` rows and closes once its buffers reach about
     ``batch_bytes``. ``time_unit``: "ns" or "us" for ``time.Time`` columns.
     ``strict``: accept exactly what the Go reader accepts, as ``decode(strict=True)``.
+    ``max_record_size``: the most bytes one record of a file may take, and the largest
+    index entry held whole (a larger one is checked, then read in chunks).
     Nothing is read until a consumer pulls batches.
     """
     field = arrow_fields(schema, type, columns=columns, time_unit=time_unit)
-    for name, value in (("batch_rows", batch_rows), ("batch_bytes", batch_bytes)):
+    for name, value in (("batch_rows", batch_rows), ("batch_bytes", batch_bytes),
+                        ("max_record_size", max_record_size)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ValueError(f"{name} must be a positive int, not {value!r}")
     sources = list(source) if isinstance(source, (list, tuple)) else [source]
     for item in sources:
         _check_source(item)
     return RecordBatchStream(field, schema, sources, batch_rows=batch_rows, batch_bytes=batch_bytes,
-                             time_us=time_unit == "us", strict=bool(strict))
+                             time_us=time_unit == "us", strict=bool(strict), max_record_size=max_record_size)
 
 
 def _check_source(item: Any) -> None:
@@ -102,7 +106,7 @@ class RecordBatchStream:
     """
 
     def __init__(self, field: ArrowField, codec: Any, sources: list[Any], *, batch_rows: int, batch_bytes: int,
-                 time_us: bool, strict: bool) -> None:
+                 time_us: bool, strict: bool, max_record_size: int = 1 << 28) -> None:
         self._field = field
         self._codec = codec
         self._sources = sources
@@ -110,21 +114,34 @@ class RecordBatchStream:
         self._batch_bytes = batch_bytes
         self._time_us = time_us
         self._strict = strict
+        self._max_record_size = max_record_size
         self._file_objects_read = False
         self._reader: ArrowRecordReader | None = None
+        # read_next_batch's kept reader is made and read under this lock (threads take
+        # turns: each batch goes to one of them); _open's read-once check under it too
+        self._lock = threading.Lock()
 
     def _open(self) -> ArrowRecordReader:
         """A fresh reader over the sources, from their start."""
+        with self._lock:
+            return self._open_unlocked()
+
+    def _open_unlocked(self) -> ArrowRecordReader:
         if any(_is_file_object(item) for item in self._sources):
             if self._file_objects_read:
                 raise ValueError("this stream reads a file object, which can only be read once")
             self._file_objects_read = True
         reader = ArrowRecordReader(self._field, self._codec, batch_rows=self._batch_rows,
                                    batch_bytes=self._batch_bytes, strict=self._strict, time_us=self._time_us,
-                                   read_chunk=_READ_CHUNK)
+                                   max_record_size=self._max_record_size, read_chunk=_READ_CHUNK)
         max_depth = self._codec.max_depth
         for item in self._sources:
             _add_source(reader, item, max_depth)
+            # a writer of one of these files refuses to truncate it while this reader reads it
+            file = item.path if isinstance(item, Split) else item if isinstance(item, (str, os.PathLike)) else \
+                descriptor(item) if _is_file_object(item) else None
+            if file is not None:
+                register(file, reader, _still_reading)
         return reader
 
     def __arrow_c_stream__(self, requested_schema: object = None) -> object:
@@ -142,11 +159,13 @@ class RecordBatchStream:
 
     def read_next_batch(self) -> Any:
         """The next ``pyarrow.RecordBatch`` of one reader kept by this stream;
-        ``StopIteration`` at the end (needs pyarrow)."""
+        ``StopIteration`` at the end (needs pyarrow). Threads calling it at once take
+        turns: each batch goes to one of them."""
         pa = require_pyarrow("RecordBatchStream.read_next_batch()")
-        if self._reader is None:
-            self._reader = self._open()
-        batch = self._reader.next_batch()
+        with self._lock:
+            if self._reader is None:
+                self._reader = self._open_unlocked()
+            batch = self._reader.next_batch()
         if batch is None:
             raise StopIteration
         return pa.RecordBatch._import_from_c_capsule(*batch)
@@ -167,25 +186,12 @@ class RecordBatchStream:
         return f"<zebrapack.arrow.RecordBatchStream of {self._field.struct}, {len(self._sources)} source(s)>"
 
 
+def _still_reading(reader: ArrowRecordReader) -> bool:
+    return reader.reading
+
+
 def _is_file_object(item: Any) -> bool:
     return hasattr(item, "read") and not isinstance(item, (str, os.PathLike, Split))
-
-
-def _prefix_end(head: bytes | memoryview, max_depth: int) -> int:
-    """Where the records start: after a leading schema document, or 0 (as iter_split)."""
-    try:
-        return _schema_prefix_end(head, max_depth)
-    except DecodeError:
-        return 0        # not one whole object within the schema size limit: records
-
-
-def _may_start_with_schema(head: bytes | memoryview) -> bool:
-    """A schema document is a map whose first key is a str (cheap test before reading more)."""
-    if not head:
-        return False
-    lead = head[0]
-    at = 1 if 0x80 <= lead <= 0x8f else 3 if lead == 0xde else 5 if lead == 0xdf else len(head)
-    return at < len(head) and (0xa0 <= head[at] <= 0xbf or head[at] in (0xd9, 0xda, 0xdb))
 
 
 def _add_source(reader: ArrowRecordReader, item: Any, max_depth: int) -> None:
@@ -197,18 +203,18 @@ def _add_source(reader: ArrowRecordReader, item: Any, max_depth: int) -> None:
         reader.add_file(path, _file_prefix_end(path, size, max_depth), size)
     elif hasattr(item, "read"):
         head = _read_head(item)
-        start = _prefix_end(head, max_depth) if _may_start_with_schema(head) else 0
+        start = schema_prefix_end(head, max_depth)
         reader.add_file_object(item, bytes(head[start:]), start)
     else:
         with memoryview(item) as view:
             data = view.cast("B") if view.ndim != 1 or view.format != "B" else view
-            start = _prefix_end(data[:MAX_SCHEMA_SIZE], max_depth) if _may_start_with_schema(data[:8]) else 0
+            start = schema_prefix_end(data[:MAX_SCHEMA_SIZE], max_depth)
         reader.add_buffer(item, start)
 
 
 def _read_head(fileobj: Any) -> bytes:
     head = fileobj.read(_HEAD) or b""
-    if _may_start_with_schema(head):
+    if may_start_with_schema(head):
         while len(head) < MAX_SCHEMA_SIZE:
             more = fileobj.read(MAX_SCHEMA_SIZE - len(head))
             if not more:
@@ -219,11 +225,7 @@ def _read_head(fileobj: Any) -> bytes:
 
 def _file_prefix_end(path: str, size: int, max_depth: int) -> int:
     with open(path, "rb") as handle:
-        head = handle.read(_HEAD)
-        if not _may_start_with_schema(head):
-            return 0
-        head += handle.read(min(size, MAX_SCHEMA_SIZE) - len(head))
-    return _prefix_end(head, max_depth)
+        return read_schema_prefix(handle, size, max_depth)[0]
 
 
 def _add_split(reader: ArrowRecordReader, split: Split, max_depth: int) -> None:

@@ -40,7 +40,10 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
     ``EncodeError`` naming the row and the column path
     (``row 17, A.Friends[2].Name: ...``). A destination opened from a path is
     removed when a row is refused; a file object keeps the chunks written
-    before the refused row.
+    before the refused row. A destination that ``data`` reads (``zpa.write(
+    zpa.read(P, ...), P)``: the same file by any path) is refused with a
+    ``ValueError`` before anything is truncated: write to another file, then
+    rename it.
     """
     if chunk_bytes < 1:
         raise ValueError(f"chunk_bytes must be positive, not {chunk_bytes}")
@@ -55,16 +58,19 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
     try:
         for batch in batches:
             start = 0
-            while start < batch.length:
+            length = encoder.bind(batch)    # the whole batch checked before any of its rows is written
+            while start < length:
                 # row numbers in errors count from the stream's first row
                 chunk, done, ends = encoder.encode(batch, start, rows - start, chunk_bytes, indexed)
                 writer.write_encoded(chunk, done - start, None if ends is None else memoryview(ends).cast("q"))
                 rows += done - start
                 start = done
     except BaseException:
-        writer.close()
-        if isinstance(dest, (str, os.PathLike)):
-            _remove(dest, index)
+        try:
+            writer.close()
+        finally:
+            if isinstance(dest, (str, os.PathLike)) and writer.started:
+                _remove(dest, index)
         raise
     writer.close()
     return rows

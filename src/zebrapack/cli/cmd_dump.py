@@ -7,12 +7,21 @@ import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
-from .._errors import DecodeError, SchemaError
+from .._errors import DecodeError, SchemaError, TornTailError
 from ..schema.loader import Schema
 from ..streams.self_describing import open_stream
 from ..textformats.rawdump import iter_raw_records
 from ..textformats.typed_json import TypedJson, TypedJsonError, json_writer
-from .common import CliError, add_unexported_argument, binary_input, input_name, load_schema_arg, record_error, struct_arg
+from .common import (
+    CliError,
+    add_unexported_argument,
+    binary_input,
+    input_name,
+    load_schema_arg,
+    record_error,
+    struct_arg,
+    torn_tail_error,
+)
 from .progress import MeteredInput, Progress
 
 NAME = "dump"
@@ -209,6 +218,8 @@ def _dump_typed(schema: Schema, records: Iterator[Any], source: _HeadFirst, args
                 count += 1
                 out.write(to_text(converter.to_json(record)).encode() + b"\n")
                 progress.update(count, source.bytes_read)
+        except TornTailError as exc:
+            raise torn_tail_error(name, count, exc) from exc
         except DecodeError as exc:
             if args.type is None and "its type must be given" in exc.reason:
                 exc = DecodeError(exc.reason.replace("its type must be given", "give --type"), exc.path, exc.offset)
@@ -226,5 +237,7 @@ def _dump_raw(source: _HeadFirst, name: str, out: IO[bytes]) -> None:
                 header = f"# record {count} at offset {offset}, {size} bytes\n"
                 out.write((header + "\n".join(lines) + "\n").encode())
                 progress.update(count, source.bytes_read)
+        except TornTailError as exc:
+            raise torn_tail_error(name, count, exc) from exc
         except DecodeError as exc:
             raise record_error(name, count + 1, exc) from exc

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from .._errors import DecodeError
+from .._errors import DecodeError, TornTailError
 from ..streams.index import build_index, load_index
 from ..streams.index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, default_index_path
+from ..streams.recovery import recover
 from .common import CliError
 
 NAME = "index"
@@ -21,8 +22,13 @@ splits, and a stale or corrupt index is detected and ignored. A leading schema
 document (a stream written with write_schema=True) is recognized and skipped.
 No schema is needed: records are found by their msgpack structure.
 
+With --check, an index that does not fit the file is reported with what the
+file holds: its whole records, and a torn tail (a record cut short at its end,
+as a writer killed mid-write leaves it) with the offset where the valid data
+ends.
+
 exit status: 0 done (with --check: the index is valid), 1 --check found the
-index stale or corrupt, 2 usage or input error
+index stale or corrupt, 2 usage or input error (no index to check included)
 
 examples:
   zebrapack index big.zpk                  # writes big.zpk.zpi
@@ -61,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         return _check(args.file, index_path)
     try:
         index = build_index(args.file, index_path, every=args.every, every_bytes=args.every_bytes)
+    except TornTailError as exc:
+        raise CliError(f"{args.file}: no index written: {_file_state(args.file)}") from exc
     except DecodeError as exc:
         raise CliError(f"{args.file}: not a record file: {exc}") from exc
     except OSError as exc:
@@ -76,14 +84,36 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(data_path: str, index_path: str) -> int:
+    """A valid index covers the whole file, every record whole; otherwise the file
+    itself is scanned, to say what it holds and whether a writer left it torn."""
     if not os.path.exists(index_path):
-        raise CliError(f"{index_path}: no such index")
+        raise CliError(f"{index_path}: no such index; {_file_state(data_path)}")
     try:
         index = load_index(data_path, index_path, full=True)
     except ValueError as exc:
         print(exc)
+        print(_file_state(data_path))
         return 1
     except OSError as exc:
         raise CliError(f"{exc.filename or index_path}: {exc.strerror or exc}") from exc
     print(f"{index_path}: valid, {index.record_count} records in {len(index.entries)} entries")
     return 0
+
+
+def _file_state(data_path: str) -> str:
+    """What the file holds, found without its index: its complete records, and a torn tail."""
+    try:
+        found = recover(data_path)
+    except DecodeError as exc:
+        return f"{data_path}: not a record file: {exc}"
+    except OSError as exc:
+        raise CliError(f"{data_path}: {exc.strerror or exc}") from exc
+    if not found.torn:
+        return f"{data_path}: {_records(found.records)}, every one whole"
+    return (f"{data_path}: torn tail: {_records(found.records)} whole, then {found.torn_bytes} bytes of a record "
+            f"cut short; the valid data ends at byte {found.valid_end} "
+            f"(zebrapack.recover(FILE).truncate() cuts the file there)")
+
+
+def _records(count: int) -> str:
+    return f"{count} record{'' if count == 1 else 's'}"

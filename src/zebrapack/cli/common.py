@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from typing import IO
 
-from .._errors import SchemaError
+from .._errors import SchemaError, TornTailError
 from ..golang.compiler import read_go_schema
 from ..schema.loader import Schema, load
 from ..schema.model import SchemaDef
@@ -92,6 +92,15 @@ def input_name(path: str) -> str:
 def record_error(source: str, record: int, detail: object) -> CliError:
     """The error of one record: ``FILE: record N: PATH: REASON (byte offset K)``."""
     return CliError(f"{source}: record {record}: {detail}")
+
+
+def torn_tail_error(source: str, complete: int, tear: TornTailError) -> CliError:
+    """The error of an input that ends inside a record (a writer killed mid-write), after
+    ``complete`` whole records: where the valid data ends, so that it can be recovered."""
+    return CliError(f"{source}: torn tail: record {complete + 1}, from byte {tear.offset}, is cut short by the "
+                    f"end of the input; the {complete} record{'' if complete == 1 else 's'} before it "
+                    f"{'is' if complete == 1 else 'are'} complete, and the valid data ends at byte {tear.offset} "
+                    "(zebrapack.recover reads such a file, and truncates it there)")
 
 
 def write_text_output(path: str | None, text: str) -> None:

@@ -15,6 +15,7 @@ import msgpack
 
 from .._core import DEFAULT_MAX_DEPTH, DEFAULT_ZERO_ALLOWANCE, Codec
 from .._errors import SchemaError
+from ..streams.reading import register_file_object
 from ..streams.records import BinaryReader, RecordWriter, iter_records
 from .classes import build_dataclasses
 from .document import schema_document
@@ -222,6 +223,7 @@ def _records_of_path(schema: Schema[Any], path: str, type: str | type | None, st
                      max_record_size: int) -> Iterator[Any]:
     # Opened here, not at the first next(): a missing file is an error of the iter_decode call.
     handle = open(path, "rb")
+    register_file_object(handle)        # a writer of this file refuses to truncate it while it is read
 
     def records() -> Iterator[Any]:
         with handle:

@@ -18,11 +18,8 @@ import zlib
 from collections.abc import Iterator
 from typing import IO, Any, Protocol
 
-import msgpack
-
 from .._core import DEFAULT_MAX_DEPTH, skip_records
-from .._errors import DecodeError, SchemaError
-from ..schema.model import parse_schema
+from .._errors import DecodeError
 from .index_format import (
     DEFAULT_EVERY,
     DEFAULT_EVERY_BYTES,
@@ -37,8 +34,10 @@ from .index_format import (
     parse_index,
     write_index,
 )
+from .reading import register_file_object
 from .records import Schema
-from .self_describing import MAX_SCHEMA_SIZE
+from .schema_prefix import read_schema_prefix, schema_prefix_end
+from .tears import ends_inside_record, torn_tail_error
 
 
 class IndexWarning(UserWarning):
@@ -55,33 +54,8 @@ class _Decoder(Schema, Protocol):
 
 #: Records per batch of ``iter_split_batches`` (small lists decode faster: less for the GC to walk).
 DEFAULT_BATCH = 1024
-#: Bytes read at a time from a split without an index.
+#: Bytes read at a time from a split without an index, or from an index entry too large to hold.
 UNINDEXED_CHUNK = 1 << 20
-
-
-def _is_schema_document(document: object) -> bool:
-    if not isinstance(document, dict) or "Structs" not in document:
-        return False
-    try:
-        parse_schema(document)
-    except SchemaError:
-        return False
-    return True
-
-
-def _schema_prefix_end(data: bytes | bytearray | memoryview | mmap.mmap, max_depth: int) -> int:
-    """Where the records of a file's bytes start: after a leading schema document, or 0."""
-    if not len(data):
-        return 0
-    end, _ = skip_records(data, 0, 1, 0, max_depth)
-    if end > MAX_SCHEMA_SIZE:
-        return 0
-    with memoryview(data) as view:     # released before an mmap under it is closed
-        try:
-            document = msgpack.unpackb(view[:end], raw=False, strict_map_key=False)
-        except (ValueError, TypeError):     # TypeError: an unhashable map key
-            return 0
-    return end if _is_schema_document(document) else 0
 
 
 def build_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None, *,
@@ -93,8 +67,11 @@ def build_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike
     reach ``every_bytes`` bytes. Records are found without a schema (each is a
     msgpack map nested at most ``max_depth`` deep; otherwise ``DecodeError``).
     ``schema_prefix``: whether the file starts with a schema document
-    (``write_schema=True``); by default it is recognized. The index file is
-    replaced atomically. Returns the index.
+    (``write_schema=True``); by default it is recognized; ``False`` indexes a leading
+    schema document as a record, ``True`` for a file without one is a ``ValueError``. A file that ends inside a record (a writer killed
+    mid-write) is a ``TornTailError`` at the torn record's offset (``recover``
+    reads such a file); no index is written then. The index file is replaced
+    atomically. Returns the index.
     """
     check_every(every, every_bytes)
     with open(data_path, "rb") as handle:
@@ -112,16 +89,17 @@ def build_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike
 def _scan(data: mmap.mmap | bytes, every: int, every_bytes: int, max_depth: int,
           schema_prefix: bool | None) -> RecordIndex:
     size = len(data)
-    if schema_prefix is None:
-        start = _schema_prefix_end(data, max_depth)
-    else:
-        start = skip_records(data, 0, 1, 0, max_depth)[0] if schema_prefix else 0
+    start = schema_prefix_end(data, max_depth) if schema_prefix is not False else 0
+    if schema_prefix and not start:
+        raise ValueError("schema_prefix=True, but the file does not start with a schema document")
     data_start = start
     view = memoryview(data)
     try:
         entries = []
         while start < size:
-            stop, records = skip_records(data, start, every, start + every_bytes, max_depth)
+            stop, records = skip_records(data, start, every, start + every_bytes, max_depth, True)
+            if not records:
+                raise torn_tail_error(start, size - start)
             entries.append(IndexEntry(start, stop, records, zlib.crc32(view[start:stop])))
             start = stop
         head_crc, tail_crc = zlib.crc32(view[:SAMPLE_SIZE]), zlib.crc32(view[max(0, size - SAMPLE_SIZE):])
@@ -178,8 +156,14 @@ def _check_entries(data_path: str | os.PathLike[str], index: RecordIndex) -> Non
 
 def _load(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str]) -> RecordIndex:
     with open(index_path, "rb") as handle:
-        # An index is small: refuse to read one larger than the largest the data file could need.
-        index_bytes = handle.read(index_size(os.path.getsize(data_path) + 1) + 1)
+        # Memory in proportion to the index: its own size is read, and an index larger
+        # than any the data file could need (an entry per byte) is refused unread.
+        stored = os.fstat(handle.fileno()).st_size
+        largest = index_size(os.path.getsize(data_path))
+        if stored > largest:
+            raise _Unusable(f"corrupt index: {stored} bytes, more than the index of the data file can take "
+                            f"({largest})")
+        index_bytes = handle.read(stored)
     try:
         index = parse_index(index_bytes)
     except CorruptIndex as exc:
@@ -188,11 +172,17 @@ def _load(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str])
         size = os.fstat(data.fileno()).st_size
         if size != index.data_size:
             raise _Unusable(f"stale index: the data file has {size} bytes, the index was made for {index.data_size}")
-        head = data.read(SAMPLE_SIZE)
+        records_start, head = read_schema_prefix(data, size, DEFAULT_MAX_DEPTH)
         data.seek(max(0, size - SAMPLE_SIZE))
         tail = data.read(SAMPLE_SIZE)
-    if zlib.crc32(head) != index.head_crc or zlib.crc32(tail) != index.tail_crc:
+    if zlib.crc32(head[:SAMPLE_SIZE]) != index.head_crc or zlib.crc32(tail) != index.tail_crc:
         raise _Unusable("stale index: the data file's bytes changed since it was indexed")
+    # The bytes before the first entry are read by no split: they must be the schema
+    # document, and nothing else (an index that says otherwise would hide records).
+    if index.data_start and records_start != index.data_start:
+        found = f"a schema document ends at byte {records_start}" if records_start else \
+            "the file does not start with a schema document"
+        raise _Unusable(f"the index says the records start at byte {index.data_start}, but {found}")
     return index
 
 
@@ -243,25 +233,54 @@ def iter_split_batches(schema: _Decoder, split: Split, type: Any = None, *, stri
 
     An indexed split is read an index entry at a time; before any of an entry's
     records is decoded its bytes are checked against the entry's CRC32 and must
-    step over as exactly the entry's record count, ending at its stop. A split
-    whose bytes are not what its index says raises ``DecodeError`` naming the
-    file, the split and the offset. An unindexed split is the file from after a
-    leading schema document up to ``split.stop``; a record there may take
-    ``max_record_size`` bytes at most. A batch is yielded once all its records
-    have decoded, so an error ends the split at a batch boundary.
+    step over as exactly the entry's record count, ending at its stop. An entry
+    is held in memory whole when it takes at most ``max_record_size`` bytes;
+    a larger one (an index made with a large ``every_bytes``, or forged) is
+    read twice in chunks instead, checked then decoded, holding a chunk and a
+    record at a time. A split whose bytes are not what its index says raises
+    ``DecodeError`` naming the file, the split and the offset. An unindexed
+    split is the file from after a leading schema document up to ``split.stop``;
+    a record there may take ``max_record_size`` bytes at most, and one that the
+    split's end cuts short (a writer killed mid-write) is a ``TornTailError`` at
+    its offset. On an error, the records before the failing one are yielded
+    first (a last, shorter batch), then the error is raised.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, not {batch_size}")
     with open(split.path, "rb") as handle:
-        if split.indexed:
-            for entry in split.entries:
+        register_file_object(handle)    # a writer of this file refuses to truncate it while it is read
+        if not split.indexed:
+            start = split.start
+            if start == 0:
+                start, _ = read_schema_prefix(handle, split.stop, schema.max_depth)
+            yield from _range_batches(schema, handle, split, start, split.stop, None, type, strict, batch_size,
+                                      max_record_size)
+            return
+        for entry in split.entries:
+            if entry.stop - entry.start <= max_record_size:
                 yield from _entry_batches(schema, handle, split, entry, type, strict, batch_size)
-        else:
-            yield from _unindexed_batches(schema, handle, split, type, strict, batch_size, max_record_size)
+            else:
+                _check_streamed_entry(schema, handle, split, entry, max_record_size)
+                yield from _range_batches(schema, handle, split, entry.start, entry.stop, entry, type, strict,
+                                          batch_size, max_record_size)
 
 
 def _split_error(split: Split, reason: str, path: str, offset: int | None) -> DecodeError:
-    return DecodeError(f"{split.path}: split {split.start}..{split.stop}: {reason}", path, offset)
+    return DecodeError(f"{_where(split)}{reason}", path, offset)
+
+
+def _where(split: Split) -> str:
+    return f"{split.path}: split {split.start}..{split.stop}: "
+
+
+def _checksum_error(split: Split, entry: IndexEntry) -> DecodeError:
+    return _split_error(split, f"the records {entry.start}..{entry.stop} do not match the index's checksum "
+                               "(the file changed since it was indexed)", "$", entry.start)
+
+
+def _count_error(split: Split, entry: IndexEntry, records: int) -> DecodeError:
+    return _split_error(split, f"{records if records <= entry.records else 'more'} records at "
+                               f"{entry.start}..{entry.stop}, the index says {entry.records}", "$", entry.start)
 
 
 def _entry_batches(schema: _Decoder, handle: IO[bytes], split: Split, entry: IndexEntry, type: Any,
@@ -273,8 +292,7 @@ def _entry_batches(schema: _Decoder, handle: IO[bytes], split: Split, entry: Ind
         raise _split_error(split, f"the file ends inside the indexed records {entry.start}..{entry.stop}",
                            "$", entry.start + len(data))
     if zlib.crc32(data) != entry.crc:
-        raise _split_error(split, f"the records {entry.start}..{entry.stop} do not match the index's "
-                                  "checksum (the file changed since it was indexed)", "$", entry.start)
+        raise _checksum_error(split, entry)
     # Where each batch ends, found by stepping over the records: the entry must
     # hold exactly its records before any is decoded.
     ends = []
@@ -287,38 +305,97 @@ def _entry_batches(schema: _Decoder, handle: IO[bytes], split: Split, entry: Ind
     except DecodeError as exc:
         raise _split_error(split, exc.reason, exc.path, None if exc.offset is None else entry.start + exc.offset)
     if records != entry.records:
-        raise _split_error(split, f"{records if records <= entry.records else 'more'} records at "
-                                  f"{entry.start}..{entry.stop}, the index says {entry.records}", "$", entry.start)
+        raise _count_error(split, entry, records)
     start = 0
     for end in ends:
-        yield _decode_batch(schema, split, data, start, end, entry.start, type, strict)
+        yield from _decoded_batch(schema, split, data, start, end, entry.start, type, strict)
         start = end
 
 
-def _decode_batch(schema: _Decoder, split: Split, data: bytes, start: int, end: int, base: int, type: Any,
-                  strict: bool) -> list[Any]:
-    """The records of ``data[start:end]``; ``base``: the file offset of ``data[0]``, for errors."""
+def _check_streamed_entry(schema: _Decoder, handle: IO[bytes], split: Split, entry: IndexEntry,
+                          max_record_size: int) -> None:
+    """An entry too large to hold, checked in chunks (CRC32, and exactly its records
+    ending at its stop) before any of its records is decoded."""
+    handle.seek(entry.start)
+    remaining = entry.stop - entry.start
+    crc = records = 0
+    data = b""
+    base = entry.start                 # the file offset of data[0]
+    while remaining:
+        chunk = handle.read(min(UNINDEXED_CHUNK, remaining))
+        if not chunk:
+            raise _split_error(split, f"the file ends inside the indexed records {entry.start}..{entry.stop}",
+                               "$", entry.stop - remaining)
+        remaining -= len(chunk)
+        crc = zlib.crc32(chunk, crc)
+        data += chunk
+        try:
+            end, count = skip_records(data, 0, entry.records + 1, len(data), schema.max_depth, True)
+        except DecodeError as exc:
+            raise _split_error(split, exc.reason, exc.path, None if exc.offset is None else base + exc.offset)
+        records += count
+        if records > entry.records:
+            raise _count_error(split, entry, records)
+        data, base = data[end:], base + end
+        if len(data) > max_record_size:
+            raise _split_error(split, f"record larger than max_record_size={max_record_size}", "$", base)
+    if crc != entry.crc:
+        raise _checksum_error(split, entry)
+    if data or records != entry.records:
+        raise _count_error(split, entry, records)
+
+
+def _decoded_batch(schema: _Decoder, split: Split, data: bytes, start: int, end: int, base: int, type: Any,
+                   strict: bool) -> Iterator[list[Any]]:
+    """The records of ``data[start:end]`` as one batch; ``base``: the file offset of
+    ``data[0]``, for errors. A record that does not decode: the records before it
+    (a batch of their own), then its error."""
+    error: DecodeError | None = None
     with memoryview(data) as view:
         try:
-            return schema.decode_all(view[start:end], type, strict=strict)
+            batch = schema.decode_all(view[start:end], type, strict=strict)
         except DecodeError as exc:
-            raise _split_error(split, exc.reason, exc.path,
-                               None if exc.offset is None else base + start + exc.offset) from exc
+            error = _split_error(split, exc.reason, exc.path, None if exc.offset is None else base + start + exc.offset)
+            batch = _records_before_error(schema, view, start, end, type, strict)
+    if batch:
+        yield batch
+    if error is not None:
+        raise error
 
 
-def _unindexed_batches(schema: _Decoder, handle: IO[bytes], split: Split, type: Any, strict: bool,
-                       batch_size: int, max_record_size: int) -> Iterator[list[Any]]:
-    """Read ``UNINDEXED_CHUNK`` bytes at a time (more for a record that needs
-    it), find whole records in them with the skipper, decode those in batches."""
-    start = split.start
-    if start == 0:
-        head = handle.read(min(split.stop, MAX_SCHEMA_SIZE))
+def _records_before_error(schema: _Decoder, view: memoryview, start: int, end: int, type: Any,
+                          strict: bool) -> list[Any]:
+    records = []
+    while start < end:
         try:
-            start = _schema_prefix_end(head, schema.max_depth)
+            record, start = schema._decode_at(view, start, type, strict, 0, end)
         except DecodeError:
-            start = 0         # not a whole object within the schema size limit: records, read below
+            break
+        records.append(record)
+    return records
+
+
+def _whole_records_end(data: bytes, position: int, max_depth: int) -> int:
+    """Where the whole records from ``position`` end, before bytes that are not a record."""
+    while True:
+        try:
+            end, count = skip_records(data, position, 1, len(data), max_depth, True)
+        except DecodeError:
+            return position
+        if not count:
+            return position
+        position = end
+
+
+def _range_batches(schema: _Decoder, handle: IO[bytes], split: Split, start: int, stop: int,
+                   entry: IndexEntry | None, type: Any, strict: bool, batch_size: int,
+                   max_record_size: int) -> Iterator[list[Any]]:
+    """The records of the file's bytes ``start..stop``, read ``UNINDEXED_CHUNK`` bytes at
+    a time (more for a record that needs it): whole records are found in them with the
+    skipper and decoded in batches. ``entry``: the (checked) index entry these bytes are,
+    or None for an unindexed split, whose end may cut a record short: a torn tail."""
     handle.seek(start)
-    remaining = split.stop - start
+    remaining = stop - start
     data = b""
     base = start              # the file offset of data[0]
     while True:
@@ -329,15 +406,22 @@ def _unindexed_batches(schema: _Decoder, handle: IO[bytes], split: Split, type: 
         position = 0
         while position < len(data):
             try:
-                end, count = skip_records(data, position, batch_size, len(data), schema.max_depth, not last)
-            except DecodeError as exc:
+                end, count = skip_records(data, position, batch_size, len(data), schema.max_depth, True)
+            except DecodeError as exc:      # bytes that are not records: the whole ones before them first
+                end = _whole_records_end(data, position, schema.max_depth)
+                if end > position:
+                    yield from _decoded_batch(schema, split, data, position, end, base, type, strict)
                 raise _split_error(split, exc.reason, exc.path,
                                    None if exc.offset is None else base + exc.offset) from exc
             if not count:
                 break         # a record continues past the chunk
-            yield _decode_batch(schema, split, data, position, end, base, type, strict)
+            yield from _decoded_batch(schema, split, data, position, end, base, type, strict)
             position = end
         if last:
+            if position < len(data):
+                if entry is None and ends_inside_record(data, position, schema.max_depth):
+                    raise torn_tail_error(base + position, len(data) - position, _where(split))
+                raise _split_error(split, "the input ends inside a record", "$", base + position)
             return
         data, base = data[position:], base + position
         if len(data) > max_record_size:

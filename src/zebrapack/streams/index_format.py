@@ -18,6 +18,7 @@ from files, checks them against their data and reads splits.
 from __future__ import annotations
 
 import os
+import secrets
 import struct
 import zlib
 from dataclasses import dataclass
@@ -144,15 +145,23 @@ class RecordIndex:
 
 
 def write_index(index: RecordIndex, path: str | os.PathLike[str]) -> None:
-    """Write ``index`` to ``path``, replacing it atomically (a reader never sees half an index)."""
-    temporary = f"{os.fspath(path)}.{os.getpid()}.tmp"
+    """Write ``index`` to ``path``, replacing it atomically (a reader never sees half an index).
+
+    The bytes go first to a temporary file beside it whose name is hidden
+    (``.NAME.PID.RANDOM.tmp``): folder listings and globs leave hidden files out, so
+    the one a writer killed here leaves behind is never taken for a record file.
+    """
+    folder, name = os.path.split(os.fspath(path))
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
         with open(temporary, "wb") as out:
             out.write(index.to_bytes())
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(temporary):
             os.unlink(temporary)
+        if isinstance(exc, OSError) and exc.filename == temporary:
+            exc.filename = os.fspath(path)      # the error is the index's (its folder, its disk)
         raise
 
 

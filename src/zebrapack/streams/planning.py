@@ -21,7 +21,8 @@ PathArg = str | os.PathLike[str]
 
 
 def _is_data_file(name: str) -> bool:
-    # As Spark and Hadoop do, a folder's hidden and "_" files (_SUCCESS) are not data; nor are indexes.
+    # As Spark and Hadoop do, hidden and "_" files (_SUCCESS) are not data; nor are indexes,
+    # nor the hidden temporary files of indexes being written.
     return not name.startswith((".", "_")) and not name.endswith(SUFFIX)
 
 
@@ -33,7 +34,7 @@ def _folder_files(folder: str) -> list[str]:
 def expand_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
     """The record files named by ``paths``: one path or a list of them, each a file,
     a folder (its files, hidden, ``_``-prefixed and ``.zpi`` files left out, sorted)
-    or a glob (``*``, ``?``, ``[...]``, ``**``; its matches sorted, indexes left out).
+    or a glob (``*``, ``?``, ``[...]``, ``**``; its matches sorted, the same files left out).
 
     A path or glob that names no file is a ``FileNotFoundError``; a file named
     twice is read twice (as Spark and Dask do with repeated paths).
@@ -52,7 +53,7 @@ def expand_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
             found = [path]
         elif glob.has_magic(path):
             found = sorted(match for match in glob.glob(path, recursive=True)
-                           if os.path.isfile(match) and not match.endswith(SUFFIX))
+                           if os.path.isfile(match) and _is_data_file(os.path.basename(match)))
         else:
             found = []
         if not found:

@@ -8,16 +8,22 @@ reads such a stream back without a separate schema file.
 
 from __future__ import annotations
 
+import errno
+import io
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, Protocol
 
 import msgpack
 
+from .._core import skip_records
 from .._errors import DecodeError
 from ..schema.document import schema_document
 from ..schema.model import SchemaDef
 from .index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, IndexRecorder, default_index_path, write_index
+from .reading import being_read, descriptor
+from .tears import ends_inside_record, torn_tail_error
 
 
 class Schema(Protocol):
@@ -26,6 +32,9 @@ class Schema(Protocol):
 
     @property
     def model(self) -> SchemaDef: ...
+
+    @property
+    def max_depth(self) -> int: ...
 
     def _decode_at(self, data: bytes | bytearray | memoryview, start: int, type: Any = None,
                    strict: bool = False, base: int = 0, stop: int = -1,
@@ -63,7 +72,11 @@ def iter_records(
         size = len(data)
         position = base
         while position < size:
-            record, position = schema._decode_at(data, position, type, strict)
+            try:
+                record, position = schema._decode_at(data, position, type, strict)
+            except DecodeError as exc:
+                _raise_if_torn(exc, data, position, 0, schema.max_depth)
+                raise
             yield record
         return
     if chunk_size < 1:
@@ -74,7 +87,12 @@ def iter_records(
     at_end = False
     while True:
         if position < len(buffer):
-            record, end = schema._decode_at(buffer, position, type, strict, offset, -1, not at_end)
+            try:
+                record, end = schema._decode_at(buffer, position, type, strict, offset, -1, not at_end)
+            except DecodeError as exc:
+                if at_end:          # a torn tail, or corruption
+                    _raise_if_torn(exc, buffer, position, offset, schema.max_depth)
+                raise
             if end >= 0:
                 yield record
                 position = end
@@ -94,6 +112,14 @@ def iter_records(
             buffer += chunk
 
 
+def _raise_if_torn(error: DecodeError, data: bytes | bytearray | memoryview, start: int, base: int,
+                   max_depth: int) -> None:
+    """Raise ``TornTailError`` (from ``error``) when ``data`` ends inside the record at
+    ``start`` (at stream offset ``base + start``); else ``error`` is corruption: return."""
+    if ends_inside_record(data, start, max_depth):
+        raise torn_tail_error(base + start, len(data) - start) from error
+
+
 class RecordWriter:
     """Appends encoded records to a binary file, buffering up to ``buffer_size`` bytes.
 
@@ -107,6 +133,16 @@ class RecordWriter:
     when the writer is closed, to this path, or with ``True`` to the file's name
     plus ``.zpi``; an entry every ``index_every`` records or ``index_every_bytes``
     bytes. The writer must start at the beginning of the file.
+
+    Nothing is reported written that the file did not take: ``records`` and
+    ``bytes_written`` count the records (whole) and bytes that reached the file,
+    that is, that its ``write`` took and its ``flush`` passed on. A short write is
+    written on; a write that fails (a full disk) raises, and the writer is then
+    failed: ``records`` says how many records the file holds whole, further writes
+    raise, and no index is written. A path that a reader of this process is reading
+    (``iter_decode``, ``open_stream``, ``iter_split``, ``zebrapack.arrow.read``: the
+    same file by any path) is refused with a ``ValueError`` before it is truncated;
+    a path is truncated only when the first bytes are written (or at ``close``).
     """
 
     def __init__(self, schema: Schema, fileobj: IO[bytes] | str | os.PathLike[str], *, structnames: bool = True,
@@ -120,69 +156,93 @@ class RecordWriter:
         self._fixext = fixext
         self._buffer_size = buffer_size
         self._buffer = bytearray()
-        self._written = 0           # bytes passed to the file
-        self.records = 0
+        self._buffered = 0          # records in _buffer
+        self._head = 0              # bytes of the schema document not written yet
+        self.records = 0            # records whose every byte reached the file
+        self.bytes_written = 0      # bytes that reached the file
+        self._failure: BaseException | None = None
         if write_schema:
             self._buffer += msgpack.packb(schema_document(schema.model), use_bin_type=True)
+            self._head = len(self._buffer)
         # Index options are checked before a path is opened: a refused one creates no file.
         self._index_path = _index_path(fileobj, index)
         self._index = None if self._index_path is None else IndexRecorder(len(self._buffer), index_every,
                                                                           index_every_bytes)
         self._owned = isinstance(fileobj, (str, os.PathLike))
-        self._file: IO[bytes] = open(fileobj, "wb") if isinstance(fileobj, (str, os.PathLike)) else fileobj
+        self._started = not self._owned     # an owned file is truncated when the first bytes go
+        self._name = os.fspath(fileobj) if isinstance(fileobj, (str, os.PathLike)) else \
+            str(getattr(fileobj, "name", "the file"))
+        if isinstance(fileobj, (str, os.PathLike)):
+            _refuse_if_being_read(fileobj, self._name)
+            self._file: IO[bytes] = _open_untruncated(fileobj)
+        else:
+            _refuse_if_being_read(descriptor(fileobj), self._name)
+            self._file = fileobj
+        self._raw = isinstance(self._file, io.RawIOBase)
+
+    @property
+    def started(self) -> bool:
+        """Whether the file's bytes are the writer's: a path is created or truncated when
+        the first bytes are written (a file given open: from the start)."""
+        return self._started
 
     def write(self, obj: Any) -> None:
         """Encode and buffer one record (EncodeError leaves the stream untouched)."""
+        if self._failure is not None:
+            self._refuse()
         self._schema.encode_into(obj, self._buffer, -1, structnames=self._structnames, mode=self._mode,
                                  fixext=self._fixext)
-        self.records += 1
+        self._buffered += 1
         if self._index is not None:
-            self._index.record_end(self._written + len(self._buffer))
+            self._index.record_end(self.bytes_written + len(self._buffer))
         if len(self._buffer) >= self._buffer_size:
             self.flush()
 
     def write_encoded(self, data: bytes, records: int, ends: Iterable[int] | None = None) -> None:
         """Append ``records`` records encoded elsewhere (``zebrapack.arrow.write``); ``ends``:
         where each ends in ``data``, needed when the writer keeps an index."""
-        start = self._written + len(self._buffer)
+        if self._failure is not None:
+            self._refuse()
+        start = self.bytes_written + len(self._buffer)
         if self._index is not None:
             if ends is None:
                 raise ValueError("an indexed writer needs the end of every record")
             for end in ends:
                 self._index.record_end(start + end)
-        self.records += records
         if self._buffer or len(data) < self._buffer_size:
             self._buffer += data
+            self._buffered += records
             if len(self._buffer) >= self._buffer_size:
                 self.flush()
             return
-        if self._index is not None:         # a whole chunk: to the file without a copy
-            self._index.data(data)
-        self._file.write(data)
-        self._written += len(data)
+        self._put(data, records)        # a whole chunk: to the file without a copy
 
     def write_all(self, objs: Iterable[Any]) -> None:
         for obj in objs:
             self.write(obj)
 
     def flush(self) -> None:
+        """Write the buffered records to the file and flush it (``records`` then counts them)."""
+        if self._failure is not None:
+            self._refuse()
         if self._buffer:
-            if self._index is not None:
-                self._index.data(self._buffer)
-            self._file.write(self._buffer)
-            self._written += len(self._buffer)
+            self._put(self._buffer, self._buffered)
             self._buffer.clear()
-        flush = getattr(self._file, "flush", None)
-        if flush is not None:
-            flush()
+            self._buffered = 0
+        else:
+            self._flush_file()
 
     def close(self) -> None:
-        """Flush, write the index if one was asked for, and close a file opened from a path."""
+        """Flush, write the index if one was asked for, and close a file opened from a path.
+        A failed writer writes nothing more (its failure was raised)."""
         try:
-            self.flush()
-            if self._index is not None and self._index_path is not None:
-                write_index(self._index.finish(), self._index_path)
-                self._index = None
+            if self._failure is None:
+                self.flush()
+                if not self._started:       # nothing written: the path is truncated all the same
+                    self._start()
+                if self._index is not None and self._index_path is not None:
+                    write_index(self._index.finish(), self._index_path)
+                    self._index = None
         finally:
             if self._owned:
                 self._file.close()
@@ -192,6 +252,85 @@ class RecordWriter:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    # -- what reaches the file -------------------------------------------------------
+
+    def _start(self) -> None:
+        """Truncate a file opened from a path: at the first bytes written, once no reader of
+        this process reads it (a reader started after the writer was made counts too)."""
+        _refuse_if_being_read(self._file.fileno(), self._name)
+        if stat.S_ISREG(os.fstat(self._file.fileno()).st_mode):
+            self._file.truncate(0)
+        self._started = True
+
+    def _put(self, data: bytes | bytearray, records: int) -> None:
+        """Write ``data`` (``records`` records, after the schema document's bytes not yet
+        written) to the file whole, then flush the file; any failure fails the writer."""
+        written = 0
+        try:
+            if not self._started:
+                self._start()
+            with memoryview(data) as view:
+                while written < len(view):
+                    count = self._file.write(data if not written else view[written:])
+                    if count is None and not self._raw:
+                        count = len(view) - written     # a file object that does not count took it all
+                    if count is None:
+                        raise BlockingIOError(errno.EAGAIN, "the file took no bytes (a non-blocking file)", 0)
+                    if not 0 < count <= len(view) - written:
+                        raise OSError(errno.EIO, f"the file's write() took {count} of {len(view) - written} bytes")
+                    written += count
+            if not self._raw:
+                written = 0         # a buffered file holds them: they reach it when its flush succeeds
+            self._flush_file()
+        except BaseException as exc:
+            if isinstance(exc, BlockingIOError) and not self._raw:
+                written += exc.characters_written      # bytes a buffered file took before it raised
+            self._fail(data, min(written, len(data)), exc)
+            raise
+        written = len(data)
+        self._reached(data, written, records)
+
+    def _flush_file(self) -> None:
+        flush = getattr(self._file, "flush", None)
+        if flush is not None:
+            flush()
+
+    def _reached(self, data: bytes | bytearray, size: int, records: int) -> None:
+        if self._index is not None:
+            self._index.data(memoryview(data)[:size])
+        self._head = max(0, self._head - size)
+        self.bytes_written += size
+        self.records += records
+
+    def _fail(self, data: bytes | bytearray, size: int, error: BaseException) -> None:
+        """The file took the first ``size`` bytes of ``data`` and then failed: count the
+        records it holds whole, and write nothing more (no index for a torn file)."""
+        self._failure = error
+        self._index = None
+        head = min(self._head, size)
+        records = 0
+        if size > head:
+            with memoryview(data) as view:
+                records = skip_records(view[:size], head, size, size, self._schema.max_depth, True)[1]
+        self._reached(data, size, records)
+
+    def _refuse(self) -> None:
+        raise ValueError(f"the writer failed ({type(self._failure).__name__}: {self._failure}); "
+                         f"the file holds its first {self.records} records whole") from self._failure
+
+
+def _open_untruncated(path: str | os.PathLike[str]) -> IO[bytes]:
+    """The file at ``path`` for writing, created if need be but not truncated yet, unbuffered
+    (the writer buffers; every write's count is the file's own)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o666)
+    return open(descriptor, "wb", buffering=0)
+
+
+def _refuse_if_being_read(file: str | os.PathLike[str] | int | None, name: str) -> None:
+    if file is not None and being_read(file):
+        raise ValueError(f"{name}: a reader of this process is reading this file: writing it would truncate it "
+                         "first (write to another file, then rename it over this one)")
 
 
 def _index_path(fileobj: IO[bytes] | str | os.PathLike[str], index: str | os.PathLike[str] | bool | None) -> str | None:

@@ -13,9 +13,10 @@ from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import msgpack
 
-from .._errors import DecodeError, SchemaError
+from .._errors import DecodeError, SchemaError, TornTailError
 from ..evolution.compat import check_compatible
 from ..schema.loader import Schema, load
+from .reading import register_file_object
 from .records import BinaryReader, iter_records
 
 
@@ -93,13 +94,19 @@ def open_stream(source: StreamSource, *, type: str | type | None = None, strict:
     closer = None
     if isinstance(source, (str, os.PathLike)):
         source = closer = open(source, "rb")
+        register_file_object(closer)    # a writer of this file refuses to truncate it while it is read
     if isinstance(source, (bytes, bytearray, memoryview)):
         view = memoryview(source).cast("B")
         document, schema_end, _ = _read_schema_document(_BufferReader(view).read, chunk_size)
         reader = _records_schema(document, schema, load_options)
         return SchemaStream(reader, iter_records(reader, source, type, strict=strict, base=schema_end), closer)
-    document, schema_end, rest = _read_schema_document(source.read, chunk_size)
-    reader = _records_schema(document, schema, load_options)
+    try:
+        document, schema_end, rest = _read_schema_document(source.read, chunk_size)
+        reader = _records_schema(document, schema, load_options)
+    except BaseException:
+        if closer is not None:
+            closer.close()      # a stream refused at its start leaves no file open
+        raise
     records = iter_records(reader, source, type, strict=strict, chunk_size=chunk_size, prefix=rest,
                            base=schema_end)
     return SchemaStream(reader, records, closer)
@@ -143,6 +150,9 @@ def _read_schema_document(read: Callable[[int], bytes], chunk_size: int) -> tupl
                                   "$", 0) from None
             chunk = read(min(chunk_size, room))
             if not chunk:
+                if fed:         # a writer killed inside the schema document
+                    raise TornTailError("torn tail: the stream ends before its schema document is whole", "$",
+                                        0) from None
                 raise DecodeError("stream ends before its schema", "$", len(fed)) from None
             fed += chunk
             unpacker.feed(chunk)

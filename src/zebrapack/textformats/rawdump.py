@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from types import MappingProxyType
 from typing import Protocol
 
-from .._errors import DecodeError
+from .._errors import DecodeError, TornTailError
 from ..values.gotime import GoTime
 
 #: Longest str (in characters) and bin (in bytes) shown in full; longer ones are cut.
@@ -247,7 +247,8 @@ def iter_raw_records(source: Readable, *, chunk_size: int = 1 << 16,
     """(offset, size, lines) of each object of a binary stream, read chunk by chunk.
 
     Memory holds one object plus a chunk; an object larger than
-    ``max_record_size`` or cut short by the end of the input is a ``DecodeError``.
+    ``max_record_size`` is a ``DecodeError``, one cut short by the end of the input a
+    ``TornTailError`` at its offset.
     """
     buffer = bytearray()
     offset = 0          # stream offset of buffer[0]
@@ -257,9 +258,11 @@ def iter_raw_records(source: Readable, *, chunk_size: int = 1 << 16,
             try:
                 lines, end = describe(buffer, 0, offset)
             except Incomplete as incomplete:
-                if at_end:
-                    raise DecodeError(f"input ends inside a value: {incomplete.needed} more bytes needed",
-                                      "$", incomplete.offset) from None
+                if at_end:      # a torn tail: the input ends inside the object at offset
+                    raise TornTailError(f"torn tail: the input ends inside the object that starts here "
+                                        f"({len(buffer)} byte{'' if len(buffer) == 1 else 's'} of it there; "
+                                        f"{incomplete.needed} more needed at {incomplete.offset})", "$",
+                                        offset) from None
                 if len(buffer) > max_record_size:
                     raise DecodeError(f"record larger than max_record_size={max_record_size}", "$", offset) from None
             else:
