@@ -453,7 +453,7 @@ cdef int put_ext_value(Writer *w, object value, bint fixext) except -1:
 
 cdef int write_raw(Writer *w, TypePlan t, object value) except -1:
     """msgp.Raw: bytes holding one msgpack value, written verbatim once checked to be
-    exactly one value (zp_skip_exactly_one); empty bytes write nil, as the reference's
+    exactly one value (raw_problem); empty bytes write nil, as the reference's
     Raw does. Never empty to the reference generator: always written."""
     cdef Py_buffer view
     if PyUnicode_Check(value):
@@ -475,26 +475,29 @@ cdef int write_raw(Writer *w, TypePlan t, object value) except -1:
 
 cdef str raw_problem(const unsigned char *p, Py_ssize_t n, Py_ssize_t max_levels):
     """Why the n bytes at p are not exactly one msgpack value nested at most max_levels
-    deep (a msgp.Raw written verbatim must read back), or None."""
-    cdef zp_skipper s
-    cdef zp_skip_level levels[ZP_SKIP_INLINE]
-    cdef int rc
-    zp_skip_init(&s, p, 0, n, levels, ZP_SKIP_INLINE, max(max_levels, 1), n)
-    rc = zp_skip_exactly_one(&s)
-    zp_skip_release(&s)
-    if rc == ZP_SKIP_DONE:
-        return None
-    if rc == ZP_SKIP_TRUNCATED:
-        return f"the bytes end inside a value ({s.needed} bytes needed at byte {s.at}, {n - s.at} left)"
-    if rc == ZP_SKIP_NEVER_USED:
-        return f"0xc1 (never used in msgpack) at byte {s.at}"
-    if rc == ZP_SKIP_TOO_DEEP:
-        return f"it nests deeper than max_depth allows here ({max(max_levels, 1)} levels)"
-    if rc == ZP_SKIP_TOO_MANY:
-        return f"the header ending at byte {s.at} claims more values than the bytes hold"
-    if rc == ZP_SKIP_TRAILING:
-        return f"{n - s.at} bytes follow the value (from byte {s.at})"
-    raise MemoryError()
+    deep, as decode's own skip_value reads it (a msgp.Raw or preserved bytes, written
+    verbatim, must read back), or None."""
+    cdef Reader r
+    r.buf = p
+    r.pos = 0
+    r.end = n
+    r.base = 0
+    r.strict = False
+    r.truncated = False
+    r.values_left = n
+    r.zeros_left = 0
+    r.plans = NULL
+    trail_init(&r.trail, max(max_levels, 1))
+    try:
+        skip_value(&r)
+        if r.pos != r.end:
+            reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
+    except _DecodeError as exc:
+        inside = "" if exc.path == "$" else f", in {exc.path[1:]}"
+        return f"{exc.reason} (at byte {exc.offset}{inside})"
+    finally:
+        trail_release(&r.trail)
+    return None
 
 
 cdef int write_number(Writer *w, TypePlan t, object value) except -1:
@@ -523,6 +526,21 @@ _write_unusable = write_unusable
 
 
 # -- containers and structs -------------------------------------------------------
+
+# GCC inlines within one budget for the whole module (its inline-unit-growth), spent in
+# an order that any change elsewhere reshuffles; the element writer of the hottest loops
+# (write_sequence, write_map) is inlined always, whatever the rest of the module became.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    struct __pyx_t_9zebrapack_5_core_Writer;
+    struct __pyx_obj_9zebrapack_5_core_TypePlan;
+    static inline int __pyx_f_9zebrapack_5_core_write_exact_scalar(
+        struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_obj_9zebrapack_5_core_TypePlan *, PyObject *)
+        __attribute__((always_inline));
+    #endif
+    """
+
 
 cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except -1:
     """The common element of a slice or map: an exact int, float, ASCII str or bool
@@ -1131,25 +1149,10 @@ cdef int put_unknown_entry(Writer *w, tuple entry) except -1:
 cdef int check_raw_value(Writer *w, object key, bytes raw) except -1:
     """A preserved value must be one msgpack value that decoding reads back (nested
     no deeper than the codec allows from here), or the record written is unreadable."""
-    cdef Reader r
-    r.buf = <const unsigned char *>PyBytes_AS_STRING(raw)
-    r.pos = 0
-    r.end = PyBytes_GET_SIZE(raw)
-    r.base = 0
-    r.strict = False
-    r.truncated = False
-    r.values_left = r.end
-    r.zeros_left = 0
-    r.plans = NULL
-    trail_init(&r.trail, max(w.trail.max_depth - w.trail.depth, 1))
-    try:
-        skip_value(&r)
-        if r.pos != r.end:
-            reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
-    except _DecodeError as exc:
-        writer_fail(w, f"{UNKNOWN_ATTR}[{key!r}] is not one msgpack value: {exc}")
-    finally:
-        trail_release(&r.trail)
+    problem = raw_problem(<const unsigned char *>PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw),
+                          w.trail.max_depth - w.trail.depth)
+    if problem is not None:
+        writer_fail(w, f"{UNKNOWN_ATTR}[{key!r}] is not one msgpack value: {problem}")
     return 0
 
 

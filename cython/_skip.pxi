@@ -24,7 +24,6 @@ cdef extern from "zp_skip.h":
         ZP_SKIP_TOO_DEEP
         ZP_SKIP_TOO_MANY
         ZP_SKIP_NO_MEMORY
-        ZP_SKIP_TRAILING
         ZP_SKIP_INLINE
     void zp_skip_init(zp_skipper *s, const unsigned char *buf, int64_t pos, int64_t end, zp_skip_level *levels,
                       int64_t cap, int64_t max_levels, int64_t values_left) noexcept nogil
@@ -32,7 +31,6 @@ cdef extern from "zp_skip.h":
     int zp_skip_next(zp_skipper *s) noexcept nogil
     int zp_skip_one(zp_skipper *s) noexcept nogil
     int zp_skip(zp_skipper *s) noexcept nogil
-    int zp_skip_exactly_one(zp_skipper *s) noexcept nogil
     int64_t zp_skip_index(const zp_skipper *s, int64_t level) noexcept nogil
     bint zp_skip_is_map(const zp_skipper *s, int64_t level) noexcept nogil
     int64_t zp_skip_scalar_size(const unsigned char *p, int64_t left) noexcept nogil

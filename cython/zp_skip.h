@@ -39,8 +39,7 @@ enum {
     ZP_SKIP_NEVER_USED = 2, /* the lead byte 0xc1 at `at` */
     ZP_SKIP_TOO_DEEP = 3,   /* the container whose header ends at `at` would be level max_levels + 1 */
     ZP_SKIP_TOO_MANY = 4,   /* the header ending at `at` claims more elements than values_left */
-    ZP_SKIP_NO_MEMORY = 5,  /* no memory for the level of the container whose header ends at `at` */
-    ZP_SKIP_TRAILING = 6    /* zp_skip_exactly_one: bytes from `at` on follow the value */
+    ZP_SKIP_NO_MEMORY = 5   /* no memory for the level of the container whose header ends at `at` */
 };
 
 /* The levels kept in the caller's array before the skipper allocates its own. */
@@ -243,18 +242,6 @@ static inline int zp_skip(zp_skipper *s) {
             return rc;
     }
     return ZP_SKIP_DONE;
-}
-
-/* Whether the bytes from pos to end are exactly one value (msgp.Raw: an already
- * encoded value, written verbatim, must read back as one): ZP_SKIP_DONE, else
- * why not as zp_skip, or ZP_SKIP_TRAILING (`at`: the first byte after the value). */
-static inline int zp_skip_exactly_one(zp_skipper *s) {
-    int rc = zp_skip(s);
-    if (rc == ZP_SKIP_DONE && s->pos != s->end) {
-        s->at = s->pos;
-        return ZP_SKIP_TRAILING;
-    }
-    return rc;
 }
 
 /* The size of the scalar, str, bin or ext at p when it lies whole in the `left`

@@ -110,8 +110,8 @@ def test_a_number_column_must_say_one_value(column: Any, message: str) -> None:
 
 
 @pytest.mark.parametrize(("raw", "message"), [
-    (b"\x01\x02", "1 bytes follow the value"),
-    (b"\x92\x01", "the bytes end inside a value"),
+    (b"\x01\x02", r"1 bytes after the value \(at byte 1\)"),
+    (b"\x92\x01", "input ends inside a value"),
 ])
 def test_a_raw_column_must_hold_exactly_one_value(raw: bytes, message: str) -> None:
     with pytest.raises(zebrapack.EncodeError, match=f"row 0, Holder.Raw: msgp.Raw must hold exactly one msgpack "
