@@ -246,7 +246,9 @@ ERRORS = [
     ('type T struct {\n\tA big.Int `zid:"0"`\n}', 3, "T.A", "type big.Int of another package"),
     ('type T struct {\n\tA time.Duration `zid:"0"`\n}', 3, "T.A", "calling its MarshalMsg"),
     ('import "github.com/glycerine/zebrapack/msgp"\ntype T struct {\n\tA msgp.RawExtension `zid:"0"`\n}', 4, "T.A",
-     'msgp.RawExtension without msg:",extension"'),
+     'msgp.RawExtension without msg:"name,extension"'),
+    ('import "github.com/glycerine/zebrapack/msgp"\ntype T struct {\n\tA msgp.RawExtension `zid:"0" '
+     'msg:"a,extension,omitempty"`\n}', 4, "T.A", "only when its msg tag is exactly a name and extension"),
     ('type T struct {\n\tA []int `zid:"0" msg:"a,extension"`\n}', 3, "T.A", "couldn't cast it to an extension"),
     ('type F func()\n\ntype T struct {\n\tA F `zid:"0"`\n}', 5, "T.A", "type F is a func type"),
     ('type L []L\n\ntype T struct {\n\tA L `zid:"0"`\n}', 5, "T.A", "type L is defined by itself (L -> L)"),

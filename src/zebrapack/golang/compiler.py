@@ -479,8 +479,9 @@ class _Compiler:
             if short == "Extension":
                 return TypeRef(Kind.EXT)
             if short == "RawExtension":
-                raise _Unsupported(f"{name} without msg:\",extension\": the reference writes it as an "
-                                   "extension only with that tag option (msg:\"name,extension\")")
+                raise _Unsupported(f"{name} without msg:\"name,extension\": the reference makes a field an "
+                                   "extension only when its msg tag is exactly a name and extension (no other "
+                                   "option after them)")
         raise _Unsupported(f"type {name} of another package: the reference writes code calling its "
                            "MarshalMsg, which the schema cannot describe (known: time.Time, msgp.Raw, "
                            "msgp.Number, msgp.Extension, msgp.RawExtension with msg:\",extension\")")
