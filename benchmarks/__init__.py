@@ -3,7 +3,7 @@
     python -m benchmarks                 # all, writing benchmarks/results/{results.md,ratios.png}
     python -m benchmarks.bench_decode    # per record shape, decode
     python -m benchmarks.bench_encode    # per record shape, encode
-    python -m benchmarks.bench_streams   # decode_all, iter_decode, appends, bytes per record
+    python -m benchmarks.bench_streams   # decode_all, iter_decode, appends, bytes per record, push decoder
     python -m benchmarks.profile_shape SHAPE decode|encode   # a loop for perf
 
 Each takes ``--quick`` for a smoke run; see docs/performance.md for the method.

@@ -47,12 +47,12 @@ def parse_options(argv: Sequence[str] | None, description: str) -> Options:
     parser.add_argument("--out", type=Path, default=None,
                         help="directory for the markdown table and the chart (default: print only)")
     parser.add_argument("--size", action="append", default=[], metavar="NAME=N",
-                        help="shrink or grow a size (n, depth, stream_kb, append_n), e.g. --size n=100")
+                        help="shrink or grow a size (n, depth, stream_kb, append_n, record_mb), e.g. --size n=100")
     args = parser.parse_args(argv)
     options = Options(quick=args.quick, gc=not args.no_gc, out=args.out)
     if args.quick:
         options.rounds, options.best_of, options.batch_seconds = 1, 2, 0.002
-        options.sizes = {"n": 50, "depth": 5, "stream_kb": 1000, "append_n": 2000}
+        options.sizes = {"n": 50, "depth": 5, "stream_kb": 1000, "append_n": 2000, "record_mb": 1}
     if args.rounds is not None:
         options.rounds = args.rounds
     if args.best_of is not None:

@@ -1,6 +1,7 @@
 """Streams of README ``A`` records: zebrapack vs msgspec (and msgpack-python where msgspec has no equivalent).
 
     python -m benchmarks.bench_streams [--quick] [--rounds R] [--size stream_kb=100000] [--size append_n=32000]
+                                       [--size record_mb=22]
 
 - ``decode_all`` of ``stream_kb`` kB of records with the garbage collector on and
   off, against msgspec decoding one msgpack array of the same records into
@@ -14,7 +15,12 @@
   ``Encoder.encode_into(obj, buf, -1)``, at growing record counts (so that
   a per-append cost that grows with the buffer shows);
 - bytes per decoded record: the memory the decoded records hold (tracemalloc),
-  zebrapack vs msgspec Struct, msgspec dataclass and msgpack-python.
+  zebrapack vs msgspec Struct, msgspec dataclass and msgpack-python;
+- the push decoder (``schema.stream_decoder``): the stream fed in 1 KiB and 64 KiB
+  pieces (as a socket delivers it), each piece's records taken, against
+  ``decode_all`` of the same bytes and against ``msgpack.Unpacker.feed`` of the same
+  records as msgpack maps, building the dataclasses; and one record of
+  ``record_mb`` MB (a list of ``A``) fed in 64 KiB pieces, against ``decode`` of it whole.
 
 The records are a seeded block of distinct ``A`` values repeated to the size.
 """
@@ -42,8 +48,8 @@ import zebrapack
 from zebrapack.schema.document import schema_document
 
 from . import _structs
-from ._harness import Options, emit, machine, markdown_table, ns, parse_options
-from ._shapes import SEED, A, a_values, generated_schema, shapes_schema
+from ._harness import Options, Timing, emit, machine, markdown_table, ns, parse_options, ratio
+from ._shapes import SEED, A, As, a_values, generated_schema, shapes_schema
 
 BLOCK = 10_000  # distinct records; longer streams repeat them
 
@@ -262,6 +268,99 @@ def memory_section(schema: Any, plain: list[A], structs: list[Any]) -> str:
             + markdown_table(["decoded by", "bytes per record", "instance bytes", "GC-tracked"], rows))
 
 
+def _mp_stream(records: list[A]) -> bytes:
+    """The records as msgpack maps keyed by field name (what msgpack-python users write)."""
+    return b"".join(msgpack.packb({"Name": r.Name, "Bday": r.Bday, "Phone": r.Phone, "Sibs": r.Sibs, "GPA": r.GPA,
+                                   "Friend": r.Friend}, datetime=True) for r in records)
+
+
+def _fed(decoder: Any, data: bytes, piece: int) -> list[Any]:
+    """Feed data in pieces (memoryview slices, no copies of ours), taking each piece's records."""
+    view = memoryview(data)
+    records: list[Any] = []
+    for start in range(0, len(data), piece):
+        decoder.feed(view[start:start + piece])
+        records.extend(decoder)
+    decoder.close()
+    return records
+
+
+def _unpacked(data: bytes, piece: int) -> list[A]:
+    view = memoryview(data)
+    unpacker = msgpack.Unpacker(timestamp=3, max_buffer_size=1 << 30)
+    records: list[A] = []
+    for start in range(0, len(data), piece):
+        unpacker.feed(view[start:start + piece])
+        records.extend(A(**d) for d in unpacker)
+    return records
+
+
+def _timed_rounds(contenders: dict[str, Callable[[], Any]], rounds: int) -> dict[str, Timing]:
+    """Seconds of one call of each contender, round by round, interleaved, GC on."""
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, function in contenders.items():
+            times[name].append(_seconds(function, gc_on=True))
+    return {name: Timing(values) for name, values in times.items()}
+
+
+def push_section(options: Options, schema: Any, plain: list[A]) -> str:
+    """The push decoder fed 1 KiB and 64 KiB pieces, against decode_all and msgpack's Unpacker.feed."""
+    count = len(plain)
+    block = plain[:min(count, BLOCK)]
+    repeat = count // len(block)
+    zp_stream = b"".join(schema.encode(r) for r in block) * repeat
+    mp_stream = _mp_stream(block) * repeat
+    generated = generated_schema()
+    assert [dataclasses.astuple(r) for r in _fed(generated.stream_decoder(), zp_stream, 1024)[:50]] == [
+        dataclasses.astuple(r) for r in plain[:50]]
+    assert _unpacked(mp_stream[:100_000], 1024)[:20] == plain[:20]
+    assert _fed(schema.stream_decoder(), zp_stream, 1 << 16)[:50] == plain[:50]
+    contenders: dict[str, Callable[[], Any]] = {"decode_all": lambda: generated.decode_all(zp_stream)}
+    for piece, label in ((1 << 10, "1 KiB"), (1 << 16, "64 KiB")):
+        contenders[f"stream_decoder, {label}"] = lambda piece=piece: _fed(generated.stream_decoder(), zp_stream, piece)
+        contenders[f"stream_decoder into user dataclasses, {label}"] = (
+            lambda piece=piece: _fed(schema.stream_decoder(), zp_stream, piece))
+        contenders[f"msgpack Unpacker.feed + A(**d), {label}"] = lambda piece=piece: _unpacked(mp_stream, piece)
+    rounds = max(1, min(options.rounds, 3))
+    timings = _timed_rounds(contenders, rounds)
+    rows = [[name, *_fmt_times(timing.rounds, count)] for name, timing in timings.items()]
+    ratios = []
+    for label in ("1 KiB", "64 KiB"):
+        ratios.append(f"{label}: {ratio(timings[f'stream_decoder, {label}'], timings['decode_all'])} of "
+                      "decode_all; into user dataclasses "
+                      f"{ratio(timings[f'stream_decoder into user dataclasses, {label}'], timings[f'msgpack Unpacker.feed + A(**d), {label}'])} "
+                      "of msgpack-python's time")
+    return (f"{count:,} records, {len(zp_stream) / 1e6:.1f} MB of zebrapack ({len(mp_stream) / 1e6:.1f} MB as msgpack "
+            "maps keyed by name), fed in pieces (memoryview slices) with each piece's records taken into a list; "
+            "decode_all of the same bytes into the generated classes; msgpack-python's Unpacker fed the same way "
+            f"building the user's dataclasses. GC on, best of {rounds}, interleaved.\n\n"
+            + markdown_table(["read", "time", "per record", "spread"], rows)
+            + "\n\nratio, median (range) over the rounds: " + "; ".join(ratios) + ".")
+
+
+def large_record_section(options: Options) -> str:
+    """One large record (a list of A) fed in 64 KiB pieces, against decode of it whole."""
+    megabytes = options.sizes.get("record_mb", 22)
+    schema = shapes_schema()
+    rng = random.Random(SEED)
+    item = [A(**a_values(rng)) for _ in range(BLOCK)]
+    item_size = len(schema.encode(As(V=item))) / BLOCK
+    values = item * max(1, int(megabytes * 1e6 / item_size) // BLOCK)
+    record = schema.encode(As(V=values))
+    del values
+    assert _fed(schema.stream_decoder(), record, 1 << 16)[0].V[:20] == item[:20]
+    rounds = max(1, min(options.rounds, 3))
+    timings = _timed_rounds({"decode": lambda: schema.decode(record),
+                             "stream_decoder, 64 KiB pieces": lambda: _fed(schema.stream_decoder(), record, 1 << 16)},
+                            rounds)
+    rows = [[name, f"{timing.best:.3f} s", f"{timing.spread:.0%}"] for name, timing in timings.items()]
+    return (f"One record of {len(record) / 1e6:.1f} MB (`As`: a list of {len(record) // int(item_size):,} `A`), "
+            f"fed in 64 KiB pieces, against `decode` of it whole; GC on, best of {rounds}, interleaved.\n\n"
+            + markdown_table(["read", "time", "spread"], rows)
+            + f"\n\nratio, median (range): {ratio(timings['stream_decoder, 64 KiB pieces'], timings['decode'])}.")
+
+
 def run(options: Options) -> str:
     """Every stream section, as markdown."""
     schema = shapes_schema()
@@ -275,6 +374,8 @@ def run(options: Options) -> str:
         ("iter_decode from a file", iter_decode_section(options, schema, plain)),
         ("Appends", append_section(options)),
         ("Bytes per decoded record", memory_section(schema, plain, structs)),
+        ("Push decoder: the stream in pieces", push_section(options, schema, plain)),
+        ("Push decoder: one large record in pieces", large_record_section(options)),
     ]
     return "\n\n".join(f"### {title}\n\n{body}" for title, body in sections) + f"\n\n{machine()}"
 

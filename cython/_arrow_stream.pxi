@@ -8,7 +8,7 @@
 # without it, so any thread may pull batches (DuckDB and Polars pull from
 # their own) and a consumer holding the GIL in another thread cannot block it.
 
-from libc.stdio cimport FILE, fclose, fopen, fread, ferror
+from libc.stdio cimport FILE, fclose, fread, ferror
 from libc.errno cimport errno
 from libc.string cimport strerror
 
@@ -21,6 +21,12 @@ cdef extern from "<errno.h>":
 
 cdef extern from "Python.h":
     int Py_IsInitialized() nogil
+
+cdef extern from "zp_path.h":
+    ctypedef char zp_path_char      # wchar_t on Windows
+    zp_path_char *zp_path_new(object path) except NULL
+    char *zp_path_display(object path) except NULL
+    FILE *zp_path_open_read(const zp_path_char *path) noexcept nogil
 
 cdef extern from "zp_arrow_read.h":
     int zp_fseek64(FILE *f, int64_t offset) noexcept nogil
@@ -40,7 +46,8 @@ cdef struct Segment:
     int kind
     const uint8_t *mem
     int64_t mem_len
-    char *path
+    zp_path_char *path      # files: the name the OS opens (zp_path.h)
+    char *name              # and as messages show it (UTF-8)
     int64_t start           # first byte (file offset) of the records
     int64_t stop            # file segments: where they end
     int64_t records         # SEG_ENTRY: the index's record count
@@ -79,6 +86,7 @@ cdef struct ZStream:
     char error[ERROR_SIZE]
     ArrowSchema schema      # get_schema hands out copies
     PyObject *owner         # the ArrowRecordReader, while a C stream holds it
+    PyObject *source_error  # owned: what a Python file object's read() raised, raised again as is
 
 
 # -- errors ---------------------------------------------------------------------------
@@ -115,7 +123,7 @@ cdef int zs_fail_os(ZStream *z, const char *what, int code) noexcept nogil:
     z.failed = True
     z.d.failed = False
     z.error_code = EIO if code == 0 else code
-    snprintf(z.error, ERROR_SIZE, "%s %s: %s", what, or_text(z.segs[z.seg].path, ""), or_text(why, "read failed"))
+    snprintf(z.error, ERROR_SIZE, "%s %s: %s", what, or_text(z.segs[z.seg].name, ""), or_text(why, "read failed"))
     return z.error_code
 
 
@@ -146,6 +154,11 @@ cdef int64_t pyfile_read(ZStream *z, Segment *s, uint8_t *dst, int64_t n) noexce
             z.error[len(text)] = 0
             z.failed = True
             z.error_code = EIO
+            # kept, so that the reader raises the source's own error (an object store's
+            # FileNotFoundError, a split's DecodeError), not a text about it
+            Py_XDECREF(z.source_error)
+            Py_INCREF(exc)
+            z.source_error = <PyObject *>exc
             got = -1
     return got
 
@@ -249,7 +262,7 @@ cdef int zs_open_segment(ZStream *z) noexcept nogil:
         z.d.buf = z.win
         z.d.end = s.prefix_len
         return 0
-    z.fp = fopen(s.path, "rb")
+    z.fp = zp_path_open_read(s.path)
     if z.fp == NULL:
         return zs_fail_os(z, "opening", errno)
     if s.start and zp_fseek64(z.fp, s.start) != 0:
@@ -554,6 +567,12 @@ cdef int zs_deliver(ZStream *z, int64_t rows, ArrowArray *out) noexcept nogil:
     return 0
 
 
+cdef void segment_free(Segment *s) noexcept nogil:
+    free(s.path)
+    free(s.name)
+    free(s.label)
+
+
 cdef void zs_free(ZStream *z) noexcept nogil:
     cdef int64_t i
     if z == NULL:
@@ -574,8 +593,7 @@ cdef void zs_free(ZStream *z) noexcept nogil:
     free(z.d.scratch)
     if z.segs != NULL:
         for i in range(z.n_segs):
-            free(z.segs[i].path)
-            free(z.segs[i].label)
+            segment_free(&z.segs[i])
     free(z.segs)
     free(z.win)
     zp_release_schema(&z.schema)
@@ -741,19 +759,33 @@ cdef class ArrowRecordReader:
         col_link_structs(self.z.root, indexes)
 
     def __dealloc__(self):
+        if self.z != NULL:
+            Py_XDECREF(self.z.source_error)
+            self.z.source_error = NULL
         zs_free(self.z)
         self.z = NULL
 
-    cdef Segment *_segment(self, int kind, str label) except NULL:
+    cdef Segment *_segment(self, int kind, str label, object path=None) except NULL:
+        """A new segment; a file's ``path`` (str, bytes or os.PathLike) is kept as the OS names it."""
+        cdef Segment made
+        memset(&made, 0, sizeof(Segment))
+        made.kind = kind
+        try:
+            if label is not None:
+                made.label = zp_path_display(label)
+            if path is not None:
+                made.path = zp_path_new(path)
+                made.name = zp_path_display(path)
+        except BaseException:
+            segment_free(&made)
+            raise
         cdef Segment *grown = <Segment *>realloc(self.z.segs, (self.z.n_segs + 1) * sizeof(Segment))
         if grown == NULL:
+            segment_free(&made)
             raise MemoryError()
         self.z.segs = grown
-        memset(&grown[self.z.n_segs], 0, sizeof(Segment))
+        grown[self.z.n_segs] = made
         self.z.n_segs += 1
-        grown[self.z.n_segs - 1].kind = kind
-        if label is not None:
-            grown[self.z.n_segs - 1].label = c_string(label)
         return &grown[self.z.n_segs - 1]
 
     def add_buffer(self, data, Py_ssize_t start):
@@ -768,25 +800,23 @@ cdef class ArrowRecordReader:
         s.mem_len = view.shape[0]
         s.start = start
 
-    def add_file(self, str path, Py_ssize_t start, Py_ssize_t stop, str label=None):
+    def add_file(self, path, Py_ssize_t start, Py_ssize_t stop, str label=None):
         """Records of the file's bytes start..stop, read in chunks."""
-        cdef Segment *s = self._segment(SEG_FILE, label)
-        s.path = c_string(path)
+        cdef Segment *s = self._segment(SEG_FILE, label, path)
         s.start = start
         s.stop = stop
 
-    def add_entry(self, str path, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t records, uint32_t crc, str label):
+    def add_entry(self, path, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t records, uint32_t crc, str label):
         """An index entry: its bytes must have the CRC32 and hold exactly ``records`` records."""
-        cdef Segment *s = self._segment(SEG_ENTRY, label)
-        s.path = c_string(path)
+        cdef Segment *s = self._segment(SEG_ENTRY, label, path)
         s.start = start
         s.stop = stop
         s.records = records
         s.crc = crc
 
-    def add_file_object(self, fileobj, bytes prefix, Py_ssize_t start):
+    def add_file_object(self, fileobj, bytes prefix, Py_ssize_t start, str label=None):
         """Records of a binary file object: ``prefix`` (already read, from offset ``start``), then read()."""
-        cdef Segment *s = self._segment(SEG_PYFILE, None)
+        cdef Segment *s = self._segment(SEG_PYFILE, label)
         self._keep.append(fileobj)
         self._keep.append(prefix)
         s.pyfile = <PyObject *>fileobj
@@ -836,6 +866,11 @@ cdef class ArrowRecordReader:
     def error(self):
         """The reader's error as an exception: DecodeError (with ``record``; TornTailError for an
         input that ends inside a record), or OSError / MemoryError."""
+        if self.z.source_error != NULL:
+            source_error = <object>self.z.source_error
+            if isinstance(source_error, _DecodeError) and getattr(source_error, "record", None) is None:
+                source_error.record = self.z.records
+            return source_error
         if self.z.error_code == ENOMEM:
             return MemoryError(self.z.error.decode("utf-8", "replace"))
         if self.z.error_code != EINVAL:

@@ -58,6 +58,8 @@ cdef object decode_body(Reader *r, StructPlan plan, int how, PyObject **last_nam
             r.trail.root = NULL
             results.append(decode_record(r, plan, last_named))
         return results
+    if how == 4:
+        return decode_record(r, plan, last_named)
     try:
         result = decode_record(r, plan, last_named)
     except _DecodeError:
@@ -160,20 +162,21 @@ cdef class Codec:
                             Py_ssize_t stop, Py_ssize_t base, int how):
         """Decode from data[start:stop]. how: 0 one whole record, 1 all records,
         2 one record and its end offset, 3 the same but (None, -1) when the
-        input ends inside the record (streams read more and try again)."""
+        input ends inside the record (streams read more and try again); 4 (the
+        push decoder's, through _decode_span) one record, its end left in r.pos."""
         cdef Reader r
         cdef Py_buffer view
         cdef bint has_view = False
         cdef StructPlan plan = None if type is None else self._plan_for_type(type)
+        cdef const unsigned char *buf
         cdef Py_ssize_t size
-        cdef PyObject *raw
         if PyBytes_CheckExact(data):
-            r.buf = <const unsigned char *>PyBytes_AS_STRING(data)
+            buf = <const unsigned char *>PyBytes_AS_STRING(data)
             size = PyBytes_GET_SIZE(data)
         else:
             PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
             has_view = True
-            r.buf = <const unsigned char *>view.buf
+            buf = <const unsigned char *>view.buf
             size = view.len
         if stop < 0 or stop > size:
             stop = size
@@ -181,6 +184,31 @@ cdef class Codec:
             if has_view:
                 PyBuffer_Release(&view)
             raise ValueError(f"start {start} is outside the input (0..{stop})")
+        return self._decode_span(&r, buf, start, stop, base, plan, strict, how, &view, has_view)
+
+    @cython.final
+    cdef inline object _decode_span(self, Reader *r, const unsigned char *buf, Py_ssize_t start, Py_ssize_t stop,
+                                    Py_ssize_t base, StructPlan plan, bint strict, int how, Py_buffer *view,
+                                    bint has_view):
+        """Decode buf[start:stop] (see _run_decode for how), releasing view when has_view.
+        r is the caller's: after an error, r.truncated says whether the input ended inside a value."""
+        cdef PyObject *raw
+        self._start_decode(r, buf, start, stop, base, strict)
+        # The body's C result is read before Cython sees it: the exception handling
+        # (wrapping foreign errors) costs nothing when the call succeeds.
+        raw = (<decode_body_raw>decode_body)(r, plan, how, &self._last_named)
+        if raw == NULL:
+            self._decode_failed(r, view, has_view)
+        decode_done(r, view, has_view)
+        result = <object>raw
+        Py_DECREF(result)       # the body's own reference, now held by result
+        return result
+
+    @cython.final
+    cdef inline void _start_decode(self, Reader *r, const unsigned char *buf, Py_ssize_t start, Py_ssize_t stop,
+                                   Py_ssize_t base, bint strict) noexcept:
+        """r set up to decode buf[start:stop] (error offsets adding base)."""
+        r.buf = buf
         r.pos = start
         r.end = stop
         r.base = base
@@ -190,18 +218,15 @@ cdef class Codec:
         r.zeros_left = self.zero_allowance
         r.plans = <PyObject *>self._plans
         trail_init(&r.trail, self.max_depth)
-        # The body's C result is read before Cython sees it: the exception handling
-        # (wrapping foreign errors) costs nothing when the call succeeds.
-        raw = (<decode_body_raw>decode_body)(&r, plan, how, &self._last_named)
-        if raw == NULL:
-            try:
-                reraise_wrapped(&r)
-            finally:
-                decode_done(&r, &view, has_view)
-        decode_done(&r, &view, has_view)
-        result = <object>raw
-        Py_DECREF(result)       # the body's own reference, now held by result
-        return result
+
+    @cython.final
+    cdef int _decode_failed(self, Reader *r, Py_buffer *view, bint has_view) except -1:
+        """decode_body returned NULL: raise its error (wrapped, see reraise_wrapped), done with r."""
+        try:
+            reraise_wrapped(r)
+        finally:
+            decode_done(r, view, has_view)
+        return -1
 
     # binding(False) and "clinic": as encode below (a plain method descriptor whose
     # docstring keeps the signature for inspect.signature).

@@ -16,6 +16,8 @@ One extension built from these parts (msgpack-python's layout):
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
+- ``_stream.pxi``: ``StreamDecoder``, the push decoder of records that arrive in
+  pieces (``Schema.stream_decoder``), finding their ends with the resumable skipper.
 - ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
   (a stable ABI), for the columnar reader and writer; ``_arrow_schema.pxi``
   exports zebrapack.arrow's type mapping as an ``ArrowSchema``;
@@ -46,6 +48,8 @@ from cpython.datetime cimport (
     timedelta_seconds,
 )
 from cpython.dict cimport PyDict_Check, PyDict_Next
+from cpython.exc cimport PyErr_Clear, PyErr_ExceptionMatches
+from cpython.memoryview cimport PyMemoryView_Check
 
 cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object d) noexcept     # a macro: ma_used, for a dict or subclass
@@ -64,6 +68,7 @@ from libc.string cimport memcmp, memcpy, memmove
 import datetime as _datetime_module
 import gc as _gc_module
 import sys as _sys_module
+from types import GenericAlias as _GenericAlias
 
 from msgpack import ExtType as _MsgpackExtType
 
@@ -151,6 +156,7 @@ cdef extern from "Python.h":
     dict _PyDict_NewPresized(Py_ssize_t minused)
     int PyErr_WarnEx(object category, const char *message, Py_ssize_t stacklevel) except -1
     unsigned long long PyLong_AsUnsignedLongLong(object pylong) except? -1
+    PyObject *PyMemoryView_GET_BASE(object mview) noexcept     # a macro: the exporter (borrowed), or NULL
 
 #: Default limit on nesting (containers inside containers, structs included).
 DEFAULT_MAX_DEPTH = 1000
@@ -197,6 +203,7 @@ include "_skip.pxi"
 include "_unpacker.pxi"
 include "_packer.pxi"
 include "_codec.pxi"
+include "_stream.pxi"
 include "_scan.pxi"
 include "_arrow_abi.pxi"
 include "_arrow_schema.pxi"

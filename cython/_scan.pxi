@@ -25,13 +25,13 @@ def skip_records(data, Py_ssize_t start, Py_ssize_t max_records, Py_ssize_t max_
     r.base = 0
     r.strict = False
     r.truncated = False
-    r.values_left = view.len
     r.plans = NULL
     trail_init(&r.trail, max_depth)
     try:
         if start < 0 or start > r.end:
             raise ValueError(f"start {start} is outside the input (0..{r.end})")
         r.pos = start
+        r.values_left = r.end - start       # the records' headers claim no more than the bytes from start
         while count < max_records and r.pos < r.end:
             b = r.buf[r.pos]
             if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:

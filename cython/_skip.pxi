@@ -31,6 +31,7 @@ cdef extern from "zp_skip.h":
     int zp_skip_next(zp_skipper *s) noexcept nogil
     int zp_skip_one(zp_skipper *s) noexcept nogil
     int zp_skip(zp_skipper *s) noexcept nogil
+    int zp_skip_resume(zp_skipper *s) noexcept nogil
     int64_t zp_skip_index(const zp_skipper *s, int64_t level) noexcept nogil
     bint zp_skip_is_map(const zp_skipper *s, int64_t level) noexcept nogil
     int64_t zp_skip_scalar_size(const unsigned char *p, int64_t left) noexcept nogil

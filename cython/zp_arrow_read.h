@@ -16,9 +16,13 @@
 #define ZP_MSVC 0
 #endif
 
+/* The set bits of a byte. MSVC's __popcnt is the POPCNT instruction, which not
+ * every x86-64 processor has (and ARM64 has no __popcnt): counted by hand there. */
 static inline int zp_popcount8(unsigned v) {
 #if ZP_MSVC
-    return (int)__popcnt(v);
+    v = v - ((v >> 1) & 0x55u);
+    v = (v & 0x33u) + ((v >> 2) & 0x33u);
+    return (int)((v + (v >> 4)) & 0x0Fu);
 #else
     return __builtin_popcount(v);
 #endif

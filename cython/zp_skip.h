@@ -38,7 +38,7 @@ enum {
     ZP_SKIP_TRUNCATED = 1,  /* the input ends inside the value: `needed` bytes from `at` */
     ZP_SKIP_NEVER_USED = 2, /* the lead byte 0xc1 at `at` */
     ZP_SKIP_TOO_DEEP = 3,   /* the container whose header ends at `at` would be level max_levels + 1 */
-    ZP_SKIP_TOO_MANY = 4,   /* the header ending at `at` claims more elements than values_left */
+    ZP_SKIP_TOO_MANY = 4,   /* the header ending at `at` claims `needed` elements more than values_left */
     ZP_SKIP_NO_MEMORY = 5   /* no memory for the level of the container whose header ends at `at` */
 };
 
@@ -56,7 +56,7 @@ typedef struct {
     int64_t cap;            /* entries of levels */
     zp_skip_level *owned;   /* levels grown on the heap (zp_skip_release frees it), or NULL */
     int64_t at;             /* where it failed */
-    int64_t needed;         /* ZP_SKIP_TRUNCATED: bytes needed from `at` */
+    int64_t needed;         /* ZP_SKIP_TRUNCATED: bytes needed from `at`; ZP_SKIP_TOO_MANY: elements over */
 } zp_skipper;
 
 /* Ready to step over the one value at pos. `levels` holds `cap` entries (one at
@@ -137,6 +137,7 @@ static int zp_skip_grow(zp_skipper *s) {
 static inline int zp_skip_enter(zp_skipper *s, int64_t n, int is_map) {
     if (n > s->values_left) {
         s->at = s->pos;
+        s->needed = n - s->values_left;
         return ZP_SKIP_TOO_MANY;
     }
     s->values_left -= n;
@@ -240,6 +241,32 @@ static inline int zp_skip(zp_skipper *s) {
         rc = zp_skip_one(s);
         if (rc != ZP_SKIP_DONE)
             return rc;
+    }
+    return ZP_SKIP_DONE;
+}
+
+/* Step over as much of the value as the bytes up to s->end hold, resumably (the
+ * push decoder finding where a record that arrives in pieces ends). On
+ * ZP_SKIP_TRUNCATED, and on ZP_SKIP_TOO_MANY (headers claiming more elements than
+ * the bytes so far, values_left, can hold), the skipper stands where the value
+ * cut short starts, that value not taken yet, its level and every level above
+ * kept: once more bytes are there (the caller sets buf and end again, pos and at
+ * counting from the same start, and adds the new bytes to values_left) the next
+ * call carries on with that value, and no value before it is stepped over twice,
+ * so the cost is linear in the bytes however they come. */
+static inline int zp_skip_resume(zp_skipper *s) {
+    int rc;
+    int64_t start;
+    while (zp_skip_next(s)) {
+        start = s->pos;
+        rc = zp_skip_one(s);
+        if (rc != ZP_SKIP_DONE) {
+            if (rc == ZP_SKIP_TRUNCATED || rc == ZP_SKIP_TOO_MANY) {
+                s->pos = start;             /* a container's header is read again */
+                s->levels[s->level].left++;
+            }
+            return rc;
+        }
     }
     return ZP_SKIP_DONE;
 }

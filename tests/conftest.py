@@ -66,3 +66,15 @@ def reencoded_by_reader(case: dict[str, Any]) -> bytes:
 @pytest.fixture(scope="session")
 def zp() -> zebrapack.Schema:
     return vector_schema("zp.z")
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Any:
+    """The S3 server of the session (tests/s3_support.py): started at the first test that
+    asks for it, stopped at the end."""
+    from s3_support import S3Server, require_s3
+
+    require_s3()
+    server = S3Server()
+    yield server
+    server.stop()

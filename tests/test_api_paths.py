@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from arrow.engines import engine
 from conftest import VECTORS
 
 import zebrapack
+import zebrapack.arrow as zpa
+import zebrapack.examples
 
 SCHEMAS = VECTORS / "schemas"
 A_STREAM = VECTORS / "zp/A_stream.zpk"
@@ -52,3 +55,18 @@ def test_writer_takes_a_path_and_closes_the_file_it_opened(tmp_path: Path) -> No
         writer.write(records[0])
     with zebrapack.open_stream(path) as stream:
         assert [repr(r) for r in stream] == [repr(records[0])]      # the stream schema's own class
+
+
+def test_a_name_no_code_page_spells_is_read_and_written_by_every_reader(tmp_path: Path) -> None:
+    """On Windows the Arrow reader opens its files with _wfopen: fopen takes only the
+    names the ANSI code page spells (elsewhere names are bytes, see test_paths_undecodable)."""
+    pa = engine("pyarrow")
+    schema = zebrapack.load(zebrapack.examples.SCHEMA)
+    records = list(schema.iter_decode(zebrapack.examples.RECORDS))
+    path = tmp_path / "records-\u4e2d\u6587-\u0416-\u00e9-\U0001f600.zpk"
+    with schema.writer(path, index=True) as writer:
+        writer.write_all(records)
+    assert list(schema.iter_decode(path)) == records
+    expected = zpa.read(zebrapack.examples.RECORDS, schema, "A").read_all()
+    assert zpa.read(path, schema, "A").read_all().equals(expected)
+    assert pa.table(zpa.read(zebrapack.file_splits(path), schema, "A")).equals(expected)

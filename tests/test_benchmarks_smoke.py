@@ -29,10 +29,11 @@ def test_per_shape_benchmark_times_every_shape_against_three_libraries(module, t
     assert "| Compound |" in table and "zp/Struct" in table and "msgspec" in table
 
 
-def test_stream_benchmark_reports_decode_all_iter_decode_appends_and_memory(tmp_path: Path) -> None:
+def test_stream_benchmark_reports_decode_all_iter_decode_appends_memory_and_the_push_decoder(tmp_path: Path) -> None:
     text = bench_streams.main([*TINY, "--out", str(tmp_path)])
     for needle in ("decode_all, GC on", "list[Struct], GC off", "iter_decode(file)", "peak memory",
-                   "encode_into(-1), 200 records", "writer.write", "bytes per record"):
+                   "encode_into(-1), 200 records", "writer.write", "bytes per record", "stream_decoder, 1 KiB",
+                   "msgpack Unpacker.feed + A(**d), 64 KiB", "stream_decoder, 64 KiB pieces"):
         assert needle in text
     assert (tmp_path / "streams.md").exists()
 

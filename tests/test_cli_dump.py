@@ -110,7 +110,7 @@ def test_missing_and_unreadable_schemas_are_one_line_errors(tmp_path: Path) -> N
 def test_malformed_record_names_file_record_field_and_offset_after_the_complete_records(tmp_path: Path) -> None:
     data = A_STREAM.read_bytes()
     corrupt = bytearray(data)
-    corrupt[106 + 41] = 0xA1          # record 3's Sibs (int16 200) becomes a str
+    corrupt[106 + 41] = 0xA2          # record 3's Sibs (int16 200) becomes a str of its two bytes
     path = tmp_path / "corrupt.zpk"
     path.write_bytes(bytes(corrupt))
     result = run_cli("dump", "-s", ZP, path)

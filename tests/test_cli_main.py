@@ -123,3 +123,56 @@ def test_progress_shows_only_on_a_terminal_stderr_with_stdout_elsewhere(
     clock.now += 5
     meter.update(1, 1)
     assert (stderr.getvalue() != "") == shown
+
+
+def test_progress_shows_percent_and_time_left_when_the_size_is_known() -> None:
+    clock, stream = FakeClock(), io.StringIO()
+    with Progress("convert", total=400_000_000, stream=stream, enabled=True, clock=clock) as meter:
+        clock.now += 30.0
+        meter.update(1_000_000, 100_000_000)
+        assert stream.getvalue() == ("\r\x1b[Kconvert 25%, 1,000,000 records, 100.0 of 400.0 MB, 3.3 MB/s, "
+                                     "1m 30s left")
+        clock.now += 3570.0
+        meter.update(None, 200_000_000)
+        assert stream.getvalue().endswith("\r\x1b[Kconvert 50%, 200.0 of 400.0 MB, 0.1 MB/s, 1h 00m left")
+
+
+class RecordingProgress(Progress):
+    """Progress that remembers how each command made it and what it was told."""
+
+    made: list[tuple[str, int | None]] = []
+    updates: list[tuple[int | None, int]] = []
+
+    def __init__(self, verb: str, **options: object) -> None:
+        total = options.get("total")
+        RecordingProgress.made.append((verb, total if isinstance(total, int) else None))
+        super().__init__(verb, enabled=False, total=total if isinstance(total, int) else None)
+
+    def update(self, records: int | None, nbytes: int) -> None:
+        RecordingProgress.updates.append((records, nbytes))
+
+
+@pytest.mark.parametrize("command", ["dump", "encode", "index", "convert"])
+def test_every_long_command_reports_its_progress_against_the_input_size(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str) -> None:
+    import importlib
+
+    from cli_support import SCHEMAS, call_main
+
+    module = importlib.import_module(f"zebrapack.cli.cmd_{command}")
+    monkeypatch.setattr(module, "Progress", RecordingProgress)
+    RecordingProgress.made, RecordingProgress.updates = [], []
+    records = SCHEMAS.parent / "zp" / "A_seed.zpk"
+    data = tmp_path / "records.zpk"
+    data.write_bytes(records.read_bytes() * 100)
+    source = data
+    if command == "encode":
+        source = tmp_path / "records.jsonl"
+        status, out, err = call_main(monkeypatch, "dump", "-s", SCHEMAS / "zp.z", data)
+        source.write_bytes(out)
+    args = {"dump": ["-s", SCHEMAS / "zp.z", source], "encode": ["-s", SCHEMAS / "zp.z", source, "-o", tmp_path / "o.zpk"],
+            "index": [source], "convert": [source, "-s", SCHEMAS / "zp.z", "-t", "A", "-o", tmp_path / "o.arrow"]}
+    status, _, err = call_main(monkeypatch, command, *args[command])
+    assert status == 0, err
+    assert RecordingProgress.made == [(command, source.stat().st_size)]
+    assert RecordingProgress.updates and RecordingProgress.updates[-1][1] == source.stat().st_size

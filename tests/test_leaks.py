@@ -104,3 +104,27 @@ def test_200000_decode_encode_cycles_leak_nothing() -> None:
         assert resident_bytes() - resident < len(data) * BLOCK
         # The tracer slows every allocation: a tenth of the cycles, measured exactly.
         assert_no_growth(lambda: cycles(data[:20_000]), 20_000)
+
+
+def test_a_thousand_stream_decoders_fed_in_pieces_or_failing_leak_nothing() -> None:
+    stream = b"".join(SMALL_VECTORS)
+    failures = list(FAILURES.values())
+
+    def run() -> None:
+        decoder = SHALLOW.stream_decoder()
+        for start in range(0, len(stream), 7):
+            decoder.feed(stream[start:start + 7])
+            for _ in decoder:
+                pass
+        decoder.close()
+        for failure in failures:
+            failing = SHALLOW.stream_decoder()
+            try:
+                failing.feed(failure + stream)
+                for _ in failing:
+                    pass
+                failing.close()
+            except DecodeError:
+                continue
+
+    assert_no_growth(lambda: repeat(run, 1000 // (1 + len(failures)) + 1), 1000)

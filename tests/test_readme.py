@@ -9,6 +9,7 @@ import re
 import shutil
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 from doc_blocks import readme_blocks, run_page
@@ -19,6 +20,8 @@ __all__ = ["README", "readme_blocks"]
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+#: The package index's page (pyproject's readme): README.md links into docs/, which the index does not have.
+INDEX_PAGE = ROOT / "PYPI.md"
 DOCS = ROOT / "docs"
 
 # Each set-up block of the README and the development page, and where it is exercised.
@@ -38,8 +41,38 @@ PROCEDURE_PAGES = {"benchmarks.md", "performance.md", "sanitizers-and-fuzzing.md
 PAGES = sorted(DOCS.glob("*.md"))
 
 
+#: The bucket the pages' object-store examples read and write (on the session's S3 server).
+EXAMPLES_BUCKET = "zebrapack-examples"
+
+
+@pytest.fixture(autouse=True)
+def s3_examples(s3_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The examples that read and write ``s3://`` URLs reach the session's S3 server (moto's,
+    on loopback) as they would reach AWS: through the environment's settings, with the
+    bucket they use made."""
+    import s3fs
+
+    for name, value in s3_server.env().items():
+        monkeypatch.setenv(name, value)
+    fs = s3fs.S3FileSystem(**s3_server.options(), skip_instance_cache=True)
+    if not fs.exists(EXAMPLES_BUCKET):
+        fs.mkdir(EXAMPLES_BUCKET)
+
+
 def test_every_block_of_the_readme_runs_as_written(tmp_path: Path) -> None:
     assert run_page(README, tmp_path, SETUP_COMMANDS) >= 8
+
+
+def test_every_block_of_the_package_index_page_runs_as_written(tmp_path: Path) -> None:
+    assert run_page(INDEX_PAGE, tmp_path, SETUP_COMMANDS) >= 2
+
+
+def test_the_package_index_page_has_the_readmes_quick_start() -> None:
+    def quick_start(page: Path) -> list[str]:
+        blocks = readme_blocks(page.read_text())
+        first = next(index for index, block in enumerate(blocks) if block.info == "python")
+        return [block.text for block in blocks[first:first + 3]]      # the code, its output, the console
+    assert quick_start(INDEX_PAGE) == quick_start(README)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[page.name for page in PAGES])

@@ -158,3 +158,68 @@ def test_open_stream_of_data_without_a_schema_is_an_error() -> None:
         zebrapack.open_stream(STREAM)
     with pytest.raises(DecodeError, match="stream ends before its schema"):
         zebrapack.open_stream(io.BytesIO(b"\x85"))
+
+
+def self_describing_stream(zp: zebrapack.Schema) -> bytes:
+    out = io.BytesIO()
+    with zp.writer(out, write_schema=True) as writer:
+        writer.write_all(zp.decode_all(STREAM))
+    return out.getvalue()
+
+
+def test_a_stream_with_its_schema_first_can_be_pushed_byte_by_byte(zp: zebrapack.Schema) -> None:
+    data = self_describing_stream(zp)
+    schema_size = len(data) - len(STREAM)
+    decoder = zebrapack.schema_stream_decoder()
+    got = []
+    for position in range(len(data)):
+        decoder.feed(data[position:position + 1])
+        got.extend(decoder)
+        assert (decoder.schema is None) == (position + 1 < schema_size)
+    decoder.close()
+    assert [r.Name for r in got] == [f"rec{i}" for i in range(5)]
+    assert decoder.offset == len(data) and decoder.records == 5 and decoder.closed
+
+
+def test_a_stream_with_its_schema_first_can_be_pushed_whole(zp: zebrapack.Schema) -> None:
+    decoder = zebrapack.schema_stream_decoder(type="A", strict=True)
+    decoder.feed(memoryview(self_describing_stream(zp) * 1)[:])
+    assert [r.Sibs for r in decoder] == [0, 100, 200, 300, 400]
+    decoder.close()
+
+
+def test_a_pushed_stream_that_ends_inside_its_schema_or_a_record_is_torn(zp: zebrapack.Schema) -> None:
+    data = self_describing_stream(zp)
+    inside_schema = zebrapack.schema_stream_decoder()
+    inside_schema.feed(data[:30])
+    with pytest.raises(zebrapack.TornTailError, match="before its schema") as caught:
+        inside_schema.close()
+    assert caught.value.offset == 0
+    with pytest.raises(zebrapack.TornTailError):
+        next(inside_schema)
+    inside_record = zebrapack.schema_stream_decoder()
+    inside_record.feed(data[:-2])
+    assert len(list(inside_record)) == 4
+    with pytest.raises(zebrapack.TornTailError) as caught:
+        inside_record.close()
+    assert caught.value.offset == len(data) - len(zp.encode(zp.decode_all(STREAM)[-1]))
+    empty = zebrapack.schema_stream_decoder()
+    with pytest.raises(DecodeError, match="empty"):
+        empty.close()
+
+
+def test_a_pushed_stream_that_does_not_start_with_a_schema_stays_refused(zp: zebrapack.Schema) -> None:
+    decoder = zebrapack.schema_stream_decoder()
+    with pytest.raises(zebrapack.SchemaError):
+        decoder.feed(STREAM)
+    with pytest.raises(zebrapack.SchemaError):
+        decoder.feed(STREAM)
+    with pytest.raises(DecodeError, match="does not start with a schema"):
+        zebrapack.schema_stream_decoder().feed(b"\xc1")
+    with pytest.raises(ValueError, match="has no struct 'Nope'"):
+        zebrapack.schema_stream_decoder(type="Nope").feed(self_describing_stream(zp))
+    with pytest.raises(ValueError, match="feed after close"):
+        closed = zebrapack.schema_stream_decoder()
+        closed.feed(self_describing_stream(zp))
+        closed.close()
+        closed.feed(b"")

@@ -17,6 +17,7 @@ from zebrapack.codegen import generate_module
 
 # User code: each reveal_type line ends in a comment giving the type mypy must reveal.
 USER_CODE = '''\
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,11 @@ reveal_type(generated.decode(data))                               # zp_models.A 
 reveal_type(generated.decode(data, type=Tree))                    # zp_models.Tree
 reveal_type(generated.decode_all(data))                           # list[zp_models.A | zp_models.Compound | zp_models.Inner | zp_models.Prims | zp_models.Tree]
 reveal_type(next(generated.iter_decode(data, A)))                 # zp_models.A
+reveal_type(schema.stream_decoder(A))                             # zebrapack._core.StreamDecoder[zp_models.A]
+reveal_type(next(schema.stream_decoder()))                        # Any
+reveal_type(next(generated.stream_decoder()))                     # zp_models.A | zp_models.Compound | zp_models.Inner | zp_models.Prims | zp_models.Tree
+reveal_type(generated.aiter_decode(asyncio.StreamReader(), Tree))  # typing.AsyncIterator[zp_models.Tree]
+reveal_type(next(zebrapack.schema_stream_decoder(type=A)))        # zp_models.A
 
 def annotated(s: zebrapack.Schema, stream: zebrapack.SchemaStream) -> None:   # bare: [Any]
     reveal_type(s.decode(data))                                   # Any

@@ -9,7 +9,7 @@ This package reads and writes it byte for byte as the Go reference does::
     data = schema.encode(obj)           # strict: by the declared types
 """
 
-from ._core import DEFAULT_MAX_DEPTH, DEFAULT_ZERO_ALLOWANCE
+from ._core import DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_SIZE, DEFAULT_ZERO_ALLOWANCE, StreamDecoder
 from ._errors import DecodeError, EncodeError, SchemaError, TornTailError
 from .evolution.compat import CompatibilityReport, Finding, check_compatible
 from .evolution.from_dataclasses import (
@@ -47,9 +47,10 @@ from .streams.index import (
                             read_index,
 )
 from .streams.index_format import RecordIndex, Split
+from .streams.async_records import AsyncRecordWriter
 from .streams.records import RecordWriter
 from .streams.recovery import Recovery, recover
-from .streams.self_describing import SchemaStream, open_stream
+from .streams.self_describing import SchemaStream, SchemaStreamDecoder, open_stream, schema_stream_decoder
 from .values.ext import Ext
 from .values.gonumbers import GoComplex64, GoFloat32, GoUint64
 from .values.gotime import GoTime
@@ -59,7 +60,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_RECORD_SIZE",
     "DEFAULT_ZERO_ALLOWANCE",
+    "AsyncRecordWriter",
     "CompatibilityReport",
     "DecodeError",
     "EncodeError",
@@ -84,7 +87,9 @@ __all__ = [
     "SchemaDef",
     "SchemaError",
     "SchemaStream",
+    "SchemaStreamDecoder",
     "Split",
+    "StreamDecoder",
     "StructDef",
     "Timestamp",
     "TornTailError",
@@ -113,6 +118,7 @@ __all__ = [
     "recover",
     "schema_from_dataclasses",
     "schema_from_go",
+    "schema_stream_decoder",
     "uint",
     "uint8",
     "uint16",

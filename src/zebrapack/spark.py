@@ -39,9 +39,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shutil
-import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -52,9 +49,9 @@ from pyspark.sql import types as st
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from . import arrow as zpa
+from .arrow._jobs import FolderJob
 from .arrow._mapping import EXTENSION_METADATA, EXTENSION_NAME
 from .schema.loader import Schema, load
-from .streams.index import build_index
 from .streams.index_format import Split
 from .streams.planning import plan_splits
 
@@ -140,6 +137,7 @@ class Options:
     uint64: str
     nanoseconds: str
     index: bool
+    storage_options: dict[str, Any] | None = None
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> Options:
@@ -147,7 +145,8 @@ class Options:
         if "schema" not in given:
             raise ValueError("the zebrapack data source needs option 'schema': a .z or .z.json path, "
                              "or the .z.json document")
-        schema = _load_schema(given["schema"])
+        storage_options = _storage_options(given)
+        schema = _load_schema(given["schema"], storage_options)
         columns = None
         if given.get("columns"):
             columns = tuple(name.strip() for name in given["columns"].split(",") if name.strip())
@@ -158,21 +157,35 @@ class Options:
         struct = zpa.arrow_schema(schema, given.get("type") or None, columns=columns).field.struct
         return cls(schema, struct, columns, _int_option(given, "split_records"), _int_option(given, "split_bytes"),
                    _int_option(given, "batch_rows") or 65536, _bool_option(given, "strict"), uint64, nanoseconds,
-                   _bool_option(given, "index"))
+                   _bool_option(given, "index"), storage_options)
 
     def spark_schema(self) -> st.StructType:
         return spark_schema(self.schema, self.type, columns=None if self.columns is None else list(self.columns),
                             uint64=self.uint64)
 
 
-def _load_schema(value: str) -> Schema:
+def _load_schema(value: str, storage_options: dict[str, Any] | None) -> Schema:
     if value.lstrip().startswith("{"):
         try:
             document = json.loads(value)
         except ValueError as exc:
             raise ValueError(f"option schema: not a .z.json document: {exc}") from None
         return load(document)
-    return load(value)
+    return load(value, storage_options=storage_options)
+
+
+def _storage_options(options: Mapping[str, str]) -> dict[str, Any] | None:
+    """Option ``storage_options``: fsspec's options for URLs, as a JSON object."""
+    value = options.get("storage_options")
+    if not value:
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        raise ValueError(f"option storage_options: not a JSON object: {exc}") from None
+    if not isinstance(parsed, dict):
+        raise ValueError("option storage_options must be a JSON object")
+    return parsed
 
 
 def _int_option(options: Mapping[str, str], name: str) -> int | None:
@@ -245,7 +258,7 @@ class Reader(datasource.DataSourceReader):
 
     def partitions(self) -> list[datasource.InputPartition]:
         splits = plan_splits(self.paths, split_records=self.options.split_records,
-                             split_bytes=self.options.split_bytes)
+                             split_bytes=self.options.split_bytes, storage_options=self.options.storage_options)
         return [SplitPartition(split) for split in splits]
 
     def read(self, partition: datasource.InputPartition) -> Iterator[pa.RecordBatch]:
@@ -322,23 +335,16 @@ class WrittenFiles(datasource.WriterCommitMessage):
     names: tuple[str, ...]
 
 
-#: Where a job's tasks write before the job commits (readers skip "_" names, as Spark's do).
-STAGING = "_temporary"
-#: The file a committed job leaves in the folder, as Hadoop's committers do.
-SUCCESS = "_SUCCESS"
-
-
 class Writer(datasource.DataSourceArrowWriter):
     """Writes each task's rows as one record file ``part-NNNNN-<job>.zpk``: into
     ``FOLDER/_temporary/<job>/`` while the job runs, moved into the folder when it
-    commits, removed if it aborts (so a failed job changes nothing)."""
+    commits, removed if it aborts (so a failed job changes nothing). The folder may be
+    a URL (``s3a://bucket/out``): each object is written whole."""
 
     def __init__(self, options: Options, folder: str, schema: st.StructType, overwrite: bool) -> None:
         self.options = options
-        self.folder = folder
         self.overwrite = overwrite
-        self.job = uuid.uuid4().hex[:12]
-        self.staging = os.path.join(folder, STAGING, self.job)
+        self.job = FolderJob(folder, options.storage_options)
         self.columns = schema.fieldNames()
         wanted = pa.schema(zpa.arrow_schema(options.schema, options.type, time_unit="us"))
         unknown = [name for name in self.columns if name not in wanted.names]
@@ -355,54 +361,15 @@ class Writer(datasource.DataSourceArrowWriter):
         from pyspark import TaskContext
 
         context = TaskContext.get()
-        name = f"part-{context.partitionId() if context is not None else 0:05d}-{self.job}.zpk"
-        path = os.path.join(self.staging, name)
-        out = None
-        try:
-            for batch in iterator:
-                if not batch.num_rows:
-                    continue
-                if out is None:         # a task without rows writes no file
-                    os.makedirs(self.staging, exist_ok=True)
-                    out = open(path, "wb")
-                zpa.write(_cast(batch, self.target, name), out, self.options.schema, self.options.type)
-            if out is None:
-                return WrittenFiles(())
-            out.close()
-            if self.options.index:
-                build_index(path)
-        except BaseException:
-            if out is not None:
-                out.close()
-                _remove(path, path + ".zpi")       # a failed task leaves nothing behind
-            raise
-        return WrittenFiles((name, name + ".zpi") if self.options.index else (name,))
+        partition = context.partitionId() if context is not None else 0
+        where = f"part-{partition:05d}"
+        batches = (_cast(batch, self.target, where) for batch in iterator)
+        return WrittenFiles(self.job.write_part(partition, batches, self.target, self.options.schema,
+                                                self.options.type, index=self.options.index))
 
     def commit(self, messages: list[datasource.WriterCommitMessage | None]) -> None:
-        os.makedirs(self.folder, exist_ok=True)
-        if self.overwrite:
-            _remove(*(os.path.join(self.folder, name) for name in os.listdir(self.folder)
-                      if name.endswith((".zpk", ".zpk.zpi")) or name == SUCCESS))
-        for message in messages:
-            if isinstance(message, WrittenFiles):
-                for name in message.names:
-                    os.replace(os.path.join(self.staging, name), os.path.join(self.folder, name))
-        self._drop_staging()
-        with open(os.path.join(self.folder, SUCCESS), "wb"):
-            pass
+        names = [name for message in messages if isinstance(message, WrittenFiles) for name in message.names]
+        self.job.commit(names, overwrite=self.overwrite)
 
     def abort(self, messages: list[datasource.WriterCommitMessage | None]) -> None:
-        self._drop_staging()
-
-    def _drop_staging(self) -> None:
-        shutil.rmtree(self.staging, ignore_errors=True)
-        try:
-            os.rmdir(os.path.join(self.folder, STAGING))     # unless another job is writing there
-        except OSError:
-            pass
-
-
-def _remove(*paths: str) -> None:
-    for path in paths:
-        if os.path.exists(path):
-            os.unlink(path)
+        self.job.abort()

@@ -116,3 +116,38 @@ def test_nested_kinds_become_arrow_backed_columns(dask_client: Any, tmp_path: Pa
     assert table.to_pylist() == [
         {"Ints": [i, -i], "SMap": [("k", i)], "Nested": {"X": i}, "Ptr": {"X": 1, "Y": ""} if i % 2 else None,
          "MInner": [("a", {"X": 0, "Y": str(i)})], "Matrix": [[i], []]} for i in range(20)]
+
+
+def test_write_records_writes_a_file_per_partition_that_reads_back_the_same_rows(
+        dask_client: Any, zp: zebrapack.Schema, files: list[Path], tmp_path: Path) -> None:
+    ddf = zpd.read_records(files, zp, type="A")
+    out = tmp_path / "out"
+    written = zpd.write_records(ddf, out, zp, "A", index=True)
+    assert [Path(path).name for path in written] == sorted(path.name for path in out.glob("part-*.zpk"))
+    assert len(written) == ddf.npartitions and (out / "_SUCCESS").read_bytes() == b""
+    assert sorted(path.name for path in out.iterdir()) == sorted(
+        [Path(path).name for path in written] + [Path(path).name + ".zpi" for path in written] + ["_SUCCESS"])
+    # the bytes encode writes, partition by partition
+    assert b"".join(Path(path).read_bytes() for path in written) == \
+        b"".join(zp.encode(record) for record in decoded_records(zp, files))
+    again = zpd.read_records(out, zp, "A")
+    assert again.npartitions == len(written) and rows(again.compute()) == rows(ddf.compute())
+    # append adds beside; overwrite replaces what was there
+    zpd.write_records(ddf.partitions[:1], out, zp, "A")
+    assert len(list(out.glob("part-*.zpk"))) == len(written) + 1
+    (only,) = zpd.write_records(ddf.partitions[:1], out, zp, "A", overwrite=True)
+    assert sorted(path.name for path in out.iterdir()) == sorted([Path(only).name, "_SUCCESS"])
+
+
+def test_write_records_types_values_strictly_and_a_failed_job_changes_nothing(
+        dask_client: Any, zp: zebrapack.Schema, tmp_path: Path) -> None:
+    frame = pd.DataFrame({"I8": [1, 2, 3, 300], "U16": [1, 2, 3, 4]})
+    ddf = dd.from_pandas(frame, npartitions=2)
+    with pytest.raises(zebrapack.EncodeError, match=r"partition 1, row 1, Prims\.I8: 300 is outside the range of int8"):
+        zpd.write_records(ddf, tmp_path / "out", zp, "Prims")
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("*"))
+    with pytest.raises(zebrapack.EncodeError, match="partition 0, Prims: no field of Prims is named 'Nope'"):
+        zpd.write_records(dd.from_pandas(pd.DataFrame({"Nope": [1]}), npartitions=1), tmp_path / "out", zp, "Prims")
+    zpd.write_records(ddf.partitions[:1], tmp_path / "out", zp, "Prims")
+    (path,) = (tmp_path / "out").glob("part-*.zpk")
+    assert zp.decode_all(path.read_bytes(), "Prims") == [zp.types.Prims(I8=1, U16=1), zp.types.Prims(I8=2, U16=2)]

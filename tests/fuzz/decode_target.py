@@ -64,6 +64,7 @@ def check_input(data: bytes) -> None:
             continue
         check_round_trip(schema, type_name, value, strict)
     schema = configs()[0][0]
+    check_pushed(schema, data)
     try:
         records = schema.decode_all(data)
     except DecodeError as error:
@@ -71,6 +72,49 @@ def check_input(data: bytes) -> None:
         return
     for record in records:
         check_round_trip(schema, None, record, False)
+
+
+def check_pushed(schema: zebrapack.Schema, data: bytes) -> None:
+    """The push decoder fed the input in pieces (sizes and kinds taken from its bytes) gives
+    the records and the error iter_decode of the whole input gives."""
+    expected, expected_error = records_and_error(schema.iter_decode(data))
+    got, error = records_and_error(pushed(schema.stream_decoder(max_record_size=1 << 40), data))
+    assert (type(error), error and error.offset) == (type(expected_error), expected_error and expected_error.offset), \
+        f"pushed: {error!r}, iter_decode: {expected_error!r}"
+    if error is not None:
+        check_error(error, len(data))
+    assert len(got) == len(expected)
+    for pushed_record, record in zip(got, expected):
+        if not has_key_unequal_to_itself(record):
+            same(pushed_record, record)
+
+
+def pushed(decoder: zebrapack.StreamDecoder[Any], data: bytes) -> Any:
+    """The records of data fed in pieces of 1 to 23 bytes (sizes from its own bytes), every
+    third from a bytearray (copied), the others as bytes (read in place); the records are
+    taken after three pieces in four (so that pieces also wait in the decoder)."""
+    position = number = 0
+    while position < len(data):
+        piece = data[position:position + 1 + data[number % len(data)] % 23]
+        position += len(piece)
+        decoder.feed(bytearray(piece) if number % 3 == 2 else piece)
+        if number % 4 != 3:
+            for record in decoder:      # not yield from: it would close the decoder with the generator
+                yield record
+        number += 1
+    for record in decoder:
+        yield record
+    decoder.close()
+
+
+def records_and_error(records: Any) -> tuple[list[Any], DecodeError | None]:
+    got: list[Any] = []
+    try:
+        for record in records:
+            got.append(record)
+    except DecodeError as error:
+        return got, error
+    return got, None
 
 
 def check_error(error: DecodeError, size: int) -> None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .._core import ArrowRecordReader, arrow_schema_capsule
+from ..streams.index import CheckedEntries
 from ..streams.index_format import Split
 from ..streams.reading import descriptor, register
+from ..streams.locations import RemoteFile, identity, local_path
 from ..streams.schema_prefix import may_start_with_schema, read_schema_prefix, schema_prefix_end
 from ..streams.self_describing import MAX_SCHEMA_SIZE
 from ._mapping import ArrowField, arrow_fields
@@ -53,13 +55,17 @@ def arrow_schema(schema: Any, type: Any = None, *, columns: Iterable[str] | None
 
 def read(source: Any, schema: Any, type: Any = None, *, columns: Iterable[str] | None = None,
          batch_rows: int = 65536, batch_bytes: int = 64 << 20, time_unit: str = "ns",
-         strict: bool = False, max_record_size: int = 1 << 28) -> RecordBatchStream:
+         strict: bool = False, max_record_size: int = 1 << 28,
+         storage_options: Mapping[str, Any] | None = None) -> RecordBatchStream:
     """The records of ``source`` as a stream of Arrow record batches (see ``RecordBatchStream``).
 
-    ``source``: a path, a binary file object, a bytes-like object, a
-    ``zebrapack.Split`` (from ``file_splits``), or a list of them, read one
-    after another; a leading schema document (``write_schema=True``) is
-    skipped. ``type``: the struct (a name or one of ``schema.types``), needed
+    ``source``: a path, a URL (``s3://bucket/key``: fsspec opens it with
+    ``storage_options``), a binary file object, a bytes-like object, a
+    ``zebrapack.Split`` (from ``file_splits``; a split of an object at a URL
+    carries its storage options and is read with ranged reads of its own bytes),
+    or a list of them, read one after another; a leading schema document
+    (``write_schema=True``) is skipped. Local files are read with C stdio; objects
+    at URLs in ranged reads of 8 MiB. ``type``: the struct (a name or one of ``schema.types``), needed
     when the schema has several. ``columns``: field names or dotted paths into
     nested structs; the other fields are skipped on the wire. A batch holds at
     most ``batch_rows`` rows and closes once its buffers reach about
@@ -78,7 +84,8 @@ def read(source: Any, schema: Any, type: Any = None, *, columns: Iterable[str] |
     for item in sources:
         _check_source(item)
     return RecordBatchStream(field, schema, sources, batch_rows=batch_rows, batch_bytes=batch_bytes,
-                             time_us=time_unit == "us", strict=bool(strict), max_record_size=max_record_size)
+                             time_us=time_unit == "us", strict=bool(strict), max_record_size=max_record_size,
+                             storage_options=storage_options)
 
 
 def _check_source(item: Any) -> None:
@@ -106,8 +113,10 @@ class RecordBatchStream:
     """
 
     def __init__(self, field: ArrowField, codec: Any, sources: list[Any], *, batch_rows: int, batch_bytes: int,
-                 time_us: bool, strict: bool, max_record_size: int = 1 << 28) -> None:
+                 time_us: bool, strict: bool, max_record_size: int = 1 << 28,
+                 storage_options: Mapping[str, Any] | None = None) -> None:
         self._field = field
+        self._storage_options = storage_options
         self._codec = codec
         self._sources = sources
         self._batch_rows = batch_rows
@@ -136,9 +145,10 @@ class RecordBatchStream:
                                    max_record_size=self._max_record_size, read_chunk=_READ_CHUNK)
         max_depth = self._codec.max_depth
         for item in self._sources:
-            _add_source(reader, item, max_depth)
+            _add_source(reader, item, max_depth, self._max_record_size, self._storage_options)
             # a writer of one of these files refuses to truncate it while this reader reads it
-            file = item.path if isinstance(item, Split) else item if isinstance(item, (str, os.PathLike)) else \
+            file = identity(item.path, item.storage_options) if isinstance(item, Split) else \
+                identity(item, self._storage_options) if isinstance(item, (str, os.PathLike)) else \
                 descriptor(item) if _is_file_object(item) else None
             if file is not None:
                 register(file, reader, _still_reading)
@@ -194,22 +204,29 @@ def _is_file_object(item: Any) -> bool:
     return hasattr(item, "read") and not isinstance(item, (str, os.PathLike, Split))
 
 
-def _add_source(reader: ArrowRecordReader, item: Any, max_depth: int) -> None:
+def _add_source(reader: ArrowRecordReader, item: Any, max_depth: int, max_record_size: int,
+                storage_options: Mapping[str, Any] | None) -> None:
     if isinstance(item, Split):
-        _add_split(reader, item, max_depth)
-    elif isinstance(item, (str, os.PathLike)):
-        path = os.fspath(item)
+        _add_split(reader, item, max_depth, max_record_size)
+    elif isinstance(item, (str, os.PathLike)) and local_path(item) is not None:
+        path = local_path(item) or ""
         size = os.path.getsize(path)
         reader.add_file(path, _file_prefix_end(path, size, max_depth), size)
+    elif isinstance(item, (str, os.PathLike)):      # an object at a URL: read as a file object
+        _add_file_object(reader, RemoteFile(os.fspath(item), storage_options), max_depth)
     elif hasattr(item, "read"):
-        head = _read_head(item)
-        start = schema_prefix_end(head, max_depth)
-        reader.add_file_object(item, bytes(head[start:]), start)
+        _add_file_object(reader, item, max_depth)
     else:
         with memoryview(item) as view:
             data = view.cast("B") if view.ndim != 1 or view.format != "B" else view
             start = schema_prefix_end(data[:MAX_SCHEMA_SIZE], max_depth)
         reader.add_buffer(item, start)
+
+
+def _add_file_object(reader: ArrowRecordReader, fileobj: Any, max_depth: int) -> None:
+    head = _read_head(fileobj)
+    start = schema_prefix_end(head, max_depth)
+    reader.add_file_object(fileobj, bytes(head[start:]), start)
 
 
 def _read_head(fileobj: Any) -> bytes:
@@ -228,8 +245,11 @@ def _file_prefix_end(path: str, size: int, max_depth: int) -> int:
         return read_schema_prefix(handle, size, max_depth)[0]
 
 
-def _add_split(reader: ArrowRecordReader, split: Split, max_depth: int) -> None:
+def _add_split(reader: ArrowRecordReader, split: Split, max_depth: int, max_record_size: int) -> None:
     label = f"{split.path}: split {split.start}..{split.stop}: "
+    if local_path(split.path) is None:
+        _add_remote_split(reader, split, max_depth, max_record_size, label)
+        return
     if split.indexed:
         for entry in split.entries:
             reader.add_entry(split.path, entry.start, entry.stop, entry.records, entry.crc, label)
@@ -238,3 +258,18 @@ def _add_split(reader: ArrowRecordReader, split: Split, max_depth: int) -> None:
     if start == 0:
         start = _file_prefix_end(split.path, split.stop, max_depth)
     reader.add_file(split.path, start, split.stop, label)
+
+
+def _add_remote_split(reader: ArrowRecordReader, split: Split, max_depth: int, max_record_size: int,
+                      label: str) -> None:
+    """A split of an object at a URL, read with ranged reads of its own bytes (``split.start..stop``):
+    its index entries checked before their records are read, as the C reader checks local ones."""
+    remote = RemoteFile(split.path, split.storage_options, start=split.start, stop=split.stop)
+    if split.indexed:
+        reader.add_file_object(CheckedEntries(remote, split, max_depth, max_record_size), b"", split.start, label)
+        return
+    start, prefix = split.start, b""
+    if start == 0:
+        start, head = read_schema_prefix(remote, split.stop, max_depth)
+        prefix = head[start:]
+    reader.add_file_object(remote, prefix, start, label)

@@ -10,11 +10,13 @@ layout and sidecar index as ``schema.writer``).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import IO, Any
 
 from .._core import ArrowRecordEncoder, _import_array, _import_stream
 from ..streams.index_format import default_index_path
 from ..streams.records import RecordWriter
+from ..streams.locations import local_path
 from ._mapping import resolve_struct
 
 #: Bytes of records encoded between two writes to the destination.
@@ -23,13 +25,15 @@ CHUNK_BYTES = 1 << 20
 
 def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type: Any = None, *,
           structnames: bool = True, mode: str = "zebrapack", fixext: bool = False,
-          index: bool | str | os.PathLike[str] = False, chunk_bytes: int = CHUNK_BYTES) -> int:
+          index: bool | str | os.PathLike[str] = False, chunk_bytes: int = CHUNK_BYTES,
+          storage_options: Mapping[str, Any] | None = None) -> int:
     """Write the rows of ``data`` as records of ``type`` to ``dest``; returns the rows written.
 
     ``data``: anything with ``__arrow_c_stream__`` (a pyarrow Table or
     RecordBatchReader, a Polars DataFrame, ``zebrapack.arrow.read``'s stream) or
-    ``__arrow_c_array__`` (a pyarrow RecordBatch). ``dest``: a path or a binary
-    file. ``type``: a struct name or one of ``schema.types`` (None: the schema's
+    ``__arrow_c_array__`` (a pyarrow RecordBatch). ``dest``: a path, a binary
+    file, or a URL (``s3://bucket/key``, through fsspec with ``storage_options``),
+    whose object is written whole: it appears when every row is written, or not at all. ``type``: a struct name or one of ``schema.types`` (None: the schema's
     only struct). ``structnames``, ``mode``, ``fixext``: as ``schema.encode``; ``index``: as
     ``schema.writer(dest, index=...)``.
 
@@ -53,7 +57,7 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
                                  mode=mode, fixext=fixext)
     indexed = index is not None and index is not False
     writer = RecordWriter(schema, dest, structnames=structnames, mode=mode, fixext=fixext,
-                          index=index if indexed else None)
+                          index=index if indexed else None, storage_options=storage_options)
     rows = 0
     try:
         for batch in batches:
@@ -65,12 +69,15 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
                 writer.write_encoded(chunk, done - start, None if ends is None else memoryview(ends).cast("q"))
                 rows += done - start
                 start = done
-    except BaseException:
+    except BaseException as exc:
+        if isinstance(dest, (str, os.PathLike)) and local_path(dest) is None:
+            writer.abort(exc)       # no object appears
+            raise
         try:
             writer.close()
         finally:
             if isinstance(dest, (str, os.PathLike)) and writer.started:
-                _remove(dest, index)
+                _remove(local_path(dest) or "", index)
         raise
     writer.close()
     return rows

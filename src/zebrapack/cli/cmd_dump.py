@@ -14,6 +14,7 @@ from ..textformats.rawdump import iter_raw_records
 from ..textformats.typed_json import TypedJson, TypedJsonError, json_writer
 from .common import (
     CliError,
+    add_storage_options_argument,
     add_unexported_argument,
     binary_input,
     input_name,
@@ -22,7 +23,7 @@ from .common import (
     struct_arg,
     torn_tail_error,
 )
-from .progress import MeteredInput, Progress
+from .progress import MeteredInput, Progress, input_size
 
 NAME = "dump"
 HELP = ("print records as typed JSON, one object per line, with --schema or the schema the stream "
@@ -37,6 +38,7 @@ examples:
   cat records.zpk | zebrapack dump -s zp.z | jq .Name
   zebrapack dump with_schema.zpk          # a stream written with write_schema=True: its own schema
   zebrapack dump --raw records.zpk       # offsets, wire types, values
+  zebrapack dump -s zp.z s3://bucket/events/part-0.zpk    # a URL (fsspec; --storage-options)
 
 A stream that starts with its schema (schema.writer(f, write_schema=True)) is
 read with that schema; with --schema S it is read with S, which must be an
@@ -56,7 +58,8 @@ int64/float64/complex128 are marked: {"$f32": x}, {"$uint": n}, {"$complex64": [
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE", nargs="?", default="-",
-                        help="the records (one, or a stream of them; default: - for standard input)")
+                        help="the records (one, or a stream of them), a path or a URL such as s3://bucket/key "
+                             "(default: - for standard input)")
     parser.add_argument("-s", "--schema", metavar="SCHEMA",
                         help="the schema (.z, .z.json or Go source .go); without it, the schema the stream "
                              "carries, or else the raw msgpack structure")
@@ -69,17 +72,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--wire-order", action="store_true",
                         help="keep map entries in their wire order instead of sorting them by key, "
                              "so that dump | encode gives back the same bytes for maps of several entries too")
+    add_storage_options_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.raw and args.schema is not None:
         raise CliError("--raw shows the input without a schema: leave out --schema")
-    schema = load_schema_arg(args.schema, args.unexported) if args.schema is not None else None
+    schema = load_schema_arg(args.schema, args.unexported, args.storage_options) if args.schema is not None else None
     if schema is not None:
         struct_arg(schema, args.type)
     out = sys.stdout.buffer
     name = input_name(args.file)
-    with binary_input(args.file) as source:
+    with binary_input(args.file, args.storage_options) as source:
+        total = input_size(source)
         metered = MeteredInput(source, out.flush, CHUNK_SIZE)
         head = _read_head(metered)
         if not head:
@@ -88,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         carries_schema = _starts_with_schema(head)
         if not args.raw:
             _check_records_input(head, name, schema_expected=schema is not None or carries_schema)
-        whole = _HeadFirst(head, metered)
+        whole = _HeadFirst(head, metered, total)
         try:
             if args.raw or (schema is None and not carries_schema):
                 for option in ("type", "pretty", "wire_order"):
@@ -107,9 +112,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_head(source: MeteredInput) -> bytes:
-    """The first bytes of the input (all of it when shorter), to tell what it holds."""
+    """The first bytes of the input, enough to tell what it holds: read as they arrive and no
+    further, so that a first record that comes alone (a pipe) is printed before more come."""
     head = b""
-    while len(head) < HEAD_SIZE:
+    while not _tells_what_it_holds(head):
         chunk = source.read(CHUNK_SIZE)
         if not chunk:
             break
@@ -120,9 +126,10 @@ def _read_head(source: MeteredInput) -> bytes:
 class _HeadFirst:
     """The input again from its start: the head already read, then the rest."""
 
-    def __init__(self, head: bytes, rest: MeteredInput) -> None:
+    def __init__(self, head: bytes, rest: MeteredInput, total: int | None) -> None:
         self._head = head
         self._rest = rest
+        self.total = total      # the input's size, when known
 
     @property
     def bytes_read(self) -> int:
@@ -141,6 +148,27 @@ class _HeadFirst:
 HEAD_SIZE = 64
 #: The keys of a schema document (zebra.Schema), one of which comes first in a stream's schema.
 _SCHEMA_KEYS = frozenset({b"SourcePath", b"SourcePackage", b"ZebraSchemaId", b"Structs", b"Imports"})
+
+
+def _tells_what_it_holds(head: bytes) -> bool:
+    """Whether ``head`` is enough for ``_starts_with_schema`` and ``_check_records_input``:
+    HEAD_SIZE bytes, or a lead that is not a map, or a map's first key whole."""
+    if len(head) >= HEAD_SIZE:
+        return True
+    if not head:
+        return False
+    lead = head[0]
+    start = 1 if 0x80 <= lead <= 0x8f else 3 if lead == 0xde else 5 if lead == 0xdf else None
+    if start is None:
+        return True
+    if len(head) <= start:
+        return False
+    key_lead = head[start]
+    if 0xa0 <= key_lead <= 0xbf:
+        return len(head) >= start + 1 + (key_lead & 0x1f)
+    if key_lead == 0xd9:
+        return len(head) > start + 1 and len(head) >= start + 2 + head[start + 1]
+    return True
 
 
 def _starts_with_schema(head: bytes) -> bool:
@@ -201,6 +229,8 @@ def _dump_self_describing(source: _HeadFirst, schema: Schema | None, args: argpa
         stream = open_stream(source, type=args.type, chunk_size=CHUNK_SIZE, schema=schema)
     except (DecodeError, SchemaError) as exc:
         raise CliError(f"{name}: the schema at the start of the stream: {exc}") from exc
+    except ValueError as exc:       # --type names no struct of the stream's schema
+        raise CliError(str(exc)) from exc
     if schema is None:
         struct_arg(stream.schema, args.type)
     _dump_typed(stream.schema, iter(stream), source, args, out)
@@ -212,7 +242,7 @@ def _dump_typed(schema: Schema, records: Iterator[Any], source: _HeadFirst, args
     to_text = json_writer(pretty=args.pretty)
     name = input_name(args.file)
     count = 0
-    with Progress("dump") as progress:
+    with Progress("dump", total=source.total) as progress:
         try:
             for record in records:
                 count += 1
@@ -230,7 +260,7 @@ def _dump_typed(schema: Schema, records: Iterator[Any], source: _HeadFirst, args
 
 def _dump_raw(source: _HeadFirst, name: str, out: IO[bytes]) -> None:
     count = 0
-    with Progress("dump") as progress:
+    with Progress("dump", total=source.total) as progress:
         try:
             for offset, size, lines in iter_raw_records(source, chunk_size=CHUNK_SIZE):
                 count += 1

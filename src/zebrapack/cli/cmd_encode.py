@@ -11,8 +11,19 @@ from typing import IO, Any, TextIO
 
 from .._errors import EncodeError
 from ..textformats.typed_json import TypedJson, TypedJsonError, json_reader
-from .common import CliError, add_unexported_argument, binary_input, binary_stdout, input_name, load_schema_arg, record_error, struct_arg
-from .progress import Progress
+from .common import (
+    CliError,
+    add_storage_options_argument,
+    add_unexported_argument,
+    binary_input,
+    binary_stdout,
+    input_name,
+    load_schema_arg,
+    output_path,
+    record_error,
+    struct_arg,
+)
+from .progress import Progress, input_size
 
 NAME = "encode"
 HELP = "write records from typed JSON, one object per line (the reverse of dump)"
@@ -22,6 +33,7 @@ examples:
   zebrapack encode --schema zp.z --type A < records.jsonl > records.zpk
   zebrapack dump -s zp.z --wire-order in.zpk | zebrapack encode -s zp.z > same.zpk
   zebrapack encode -s zpn.z -t A --no-structnames records.jsonl > records.zpk
+  zebrapack encode -s zp.z -t A records.jsonl -o s3://bucket/records.zpk --index
 
 The input is what dump writes: typed JSON objects, one per line (indented
 objects from dump --pretty are read too). Each value is written by its declared
@@ -45,37 +57,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fixext", action="store_true",
                         help="fixext headers for 1, 2, 4, 8 and 16-byte extensions, as Go's EncodeMsg "
                              "writes them (default: ext8, as its MarshalMsg)")
+    parser.add_argument("-o", "--output", metavar="OUT",
+                        help="write the records to OUT, a path or a URL such as s3://bucket/key (default: standard "
+                             "output); it appears whole when every record is written, or not at all")
+    parser.add_argument("--index", action="store_true", help="with -o: also write OUT's sidecar index (OUT.zpi)")
+    add_storage_options_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    schema = load_schema_arg(args.schema, args.unexported)
+    if args.index and args.output is None:
+        raise CliError("--index needs -o OUT (an index describes a file)")
+    schema = load_schema_arg(args.schema, args.unexported, args.storage_options)
+    if args.output is None:
+        return _encode(args, schema, binary_stdout(), None)
+    try:
+        with output_path(args.output) as path:
+            return _encode(args, schema, path, args.storage_options)
+    except OSError as exc:
+        raise CliError(f"{args.output}: {exc.strerror or exc}") from exc
+
+
+def _encode(args: argparse.Namespace, schema: Any, out: Any, storage_options: dict[str, Any] | None) -> int:
     record_type = struct_arg(schema, args.type)
     converter = TypedJson(schema)
     name = input_name(args.file)
-    out = binary_stdout()
-    writer = schema.writer(out, structnames=not args.no_structnames, mode="msgp" if args.msgp else "zebrapack",
-                           fixext=args.fixext)
-    with binary_input(args.file) as source, Progress("encode") as progress, warnings.catch_warnings():
+    options: dict[str, Any] = {"structnames": not args.no_structnames, "mode": "msgp" if args.msgp else "zebrapack",
+                               "fixext": args.fixext}
+    if storage_options is not None:
+        options["storage_options"] = storage_options
+    writer = schema.writer(out, index=args.index or None, **options)
+    with binary_input(args.file, args.storage_options) as source, warnings.catch_warnings(), \
+            Progress("encode", total=input_size(source), records_out=args.output is None) as progress, writer:
         # The codec warns for each deprecated field written; "default" says it once per
         # field (the warnings registry), as a command does.
         warnings.simplefilter("default", DeprecationWarning)
         warnings.showwarning = _show_warning
         count = 0
         lines = _MeteredLines(source, name)
-        try:
-            for line, document in _json_values(lines, name):
-                count += 1
-                where = f"{name}: line {line}"
-                if isinstance(document, list):
-                    raise CliError(f"{where}: a JSON array; encode reads one JSON object per record "
-                                   "(JSON Lines, as dump writes), not an array of them")
-                try:
-                    writer.write(converter.from_json(document, record_type))
-                except (TypedJsonError, EncodeError) as exc:
-                    raise record_error(where, count, f"{exc.path}: {exc.reason}") from exc
-                progress.update(count, lines.bytes_read)
-        finally:
-            writer.flush()
+        # (what was written reaches the pipe, whatever follows: the writer's exit flushes it)
+        for line, document in _json_values(lines, name):
+            count += 1
+            where = f"{name}: line {line}"
+            if isinstance(document, list):
+                raise CliError(f"{where}: a JSON array; encode reads one JSON object per record "
+                               "(JSON Lines, as dump writes), not an array of them")
+            try:
+                writer.write(converter.from_json(document, record_type))
+            except (TypedJsonError, EncodeError) as exc:
+                raise record_error(where, count, f"{exc.path}: {exc.reason}") from exc
+            progress.update(count, lines.bytes_read)
     if count == 0:
         print(f"zebrapack {NAME}: {name}: the input is empty (no records)", file=sys.stderr)
     return 0

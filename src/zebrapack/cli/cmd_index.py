@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from .._errors import DecodeError, TornTailError
 from ..streams.index import build_index, load_index
 from ..streams.index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, default_index_path
 from ..streams.recovery import recover
-from .common import CliError
+from ..streams.locations import input_size, is_url
+from .common import CliError, add_storage_options_argument
+from .progress import Progress
 
 NAME = "index"
 HELP = "write the sidecar index (FILE.zpi) that lets readers split a record file"
@@ -34,6 +37,7 @@ examples:
   zebrapack index big.zpk                  # writes big.zpk.zpi
   zebrapack index big.zpk --every 10000 -o /tmp/big.zpi
   zebrapack index --check big.zpk          # is big.zpk.zpi still right for big.zpk?
+  zebrapack index s3://bucket/big.zpk      # writes s3://bucket/big.zpk.zpi (--storage-options)
 """
 
 
@@ -48,7 +52,8 @@ def _positive(text: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="the record file to index")
+    parser.add_argument("file", metavar="FILE", help="the record file to index (a path, or a URL such as "
+                                                     "s3://bucket/key)")
     parser.add_argument("-o", "--output", metavar="INDEX",
                         help="where to write the index (default: FILE.zpi beside the file)")
     parser.add_argument("--every", metavar="N", type=_positive, default=DEFAULT_EVERY,
@@ -57,18 +62,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"end an entry sooner once it holds this many bytes (default {DEFAULT_EVERY_BYTES})")
     parser.add_argument("--check", action="store_true",
                         help="check the existing index against FILE (every checksum) instead of writing one")
+    add_storage_options_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     index_path = args.output if args.output is not None else default_index_path(args.file)
-    if not os.path.isfile(args.file):
+    options = args.storage_options
+    try:
+        size = input_size(args.file, options) if is_url(args.file) or os.path.isfile(args.file) else None
+    except OSError as exc:
+        raise CliError(f"{args.file}: {exc.strerror or exc}") from exc
+    except ImportError as exc:
+        raise CliError(str(exc)) from exc
+    if size is None:
         raise CliError(f"{args.file}: no such file")
     if args.check:
-        return _check(args.file, index_path)
+        return _check(args.file, index_path, options)
     try:
-        index = build_index(args.file, index_path, every=args.every, every_bytes=args.every_bytes)
+        with Progress("index", total=size, records_out=False) as progress:
+            index = build_index(args.file, index_path, every=args.every, every_bytes=args.every_bytes,
+                                storage_options=options, progress=lambda done, _: progress.update(None, done))
     except TornTailError as exc:
-        raise CliError(f"{args.file}: no index written: {_file_state(args.file)}") from exc
+        raise CliError(f"{args.file}: no index written: {_file_state(args.file, options)}") from exc
     except DecodeError as exc:
         raise CliError(f"{args.file}: not a record file: {exc}") from exc
     except OSError as exc:
@@ -79,20 +94,20 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from exc
     schema = ", after its schema document" if index.schema_prefix else ""
     print(f"{index_path}: {index.record_count} records in {len(index.entries)} entries{schema} "
-          f"({os.path.getsize(index_path)} bytes)")
+          f"({input_size(index_path, options)} bytes)")
     return 0
 
 
-def _check(data_path: str, index_path: str) -> int:
+def _check(data_path: str, index_path: str, options: dict[str, Any] | None) -> int:
     """A valid index covers the whole file, every record whole; otherwise the file
     itself is scanned, to say what it holds and whether a writer left it torn."""
-    if not os.path.exists(index_path):
-        raise CliError(f"{index_path}: no such index; {_file_state(data_path)}")
     try:
-        index = load_index(data_path, index_path, full=True)
+        index = load_index(data_path, index_path, full=True, storage_options=options)
+    except FileNotFoundError as exc:
+        raise CliError(f"{index_path}: no such index; {_file_state(data_path, options)}") from exc
     except ValueError as exc:
         print(exc)
-        print(_file_state(data_path))
+        print(_file_state(data_path, options))
         return 1
     except OSError as exc:
         raise CliError(f"{exc.filename or index_path}: {exc.strerror or exc}") from exc
@@ -100,10 +115,10 @@ def _check(data_path: str, index_path: str) -> int:
     return 0
 
 
-def _file_state(data_path: str) -> str:
+def _file_state(data_path: str, options: dict[str, Any] | None) -> str:
     """What the file holds, found without its index: its complete records, and a torn tail."""
     try:
-        found = recover(data_path)
+        found = recover(data_path, storage_options=options)
     except DecodeError as exc:
         return f"{data_path}: not a record file: {exc}"
     except OSError as exc:

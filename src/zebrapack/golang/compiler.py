@@ -276,7 +276,8 @@ class _Compiler:
         model = SchemaDef(
             source_package=self.source.package,
             structs=MappingProxyType(structs),
-            source_path=self.path,
+            # a str of the document (UTF-8): a file name's undecodable bytes as backslash escapes
+            source_path=self.path.encode("utf-8", "backslashreplace").decode("utf-8"),
             schema_id=self._schema_id(),
             imports=tuple(f"{i.name} {i.path}" if i.name else i.path for i in self.source.imports),
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 if TYPE_CHECKING:
@@ -13,10 +13,12 @@ if TYPE_CHECKING:
 
 import msgpack
 
-from .._core import DEFAULT_MAX_DEPTH, DEFAULT_ZERO_ALLOWANCE, Codec
+from .._core import DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_SIZE, DEFAULT_ZERO_ALLOWANCE, Codec, StreamDecoder
 from .._errors import SchemaError
-from ..streams.reading import register_file_object
-from ..streams.records import BinaryReader, RecordWriter, iter_records
+from ..streams.async_records import AsyncReader, AsyncRecordWriter, AsyncWriter, aiter_records
+from ..streams.locations import StorageOptions, local_path, open_input, read_bytes
+from ..streams.records import RecordWriter, iter_records
+from ..streams.sources import ByteSource
 from .classes import build_dataclasses
 from .document import schema_document
 from .model import SchemaDef, StructDef, check_names, parse_schema, python_name
@@ -182,36 +184,87 @@ class Schema(Codec, Generic[R]):
         return self._model.source_path
 
     @overload
-    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: type[T], *, strict: bool = False,
-                    chunk_size: int = 1 << 16, max_record_size: int = 1 << 28) -> Iterator[T]: ...
+    def iter_decode(self, source: Buffer | PathLike | ByteSource, type: type[T], *, strict: bool = False,
+                    chunk_size: int = 1 << 16, max_record_size: int = DEFAULT_MAX_RECORD_SIZE,
+                    storage_options: StorageOptions = None) -> Iterator[T]: ...
     @overload
-    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: str | None = None, *,
+    def iter_decode(self, source: Buffer | PathLike | ByteSource, type: str | None = None, *,
                     strict: bool = False, chunk_size: int = 1 << 16,
-                    max_record_size: int = 1 << 28) -> Iterator[R]: ...
+                    max_record_size: int = DEFAULT_MAX_RECORD_SIZE, storage_options: StorageOptions = None) -> Iterator[R]: ...
     @overload
-    def iter_decode(self, source: Buffer | PathLike | BinaryReader, type: str | type | None, *,
+    def iter_decode(self, source: Buffer | PathLike | ByteSource, type: str | type | None, *,
                     strict: bool = False, chunk_size: int = 1 << 16,
-                    max_record_size: int = 1 << 28) -> Iterator[Any]: ...
+                    max_record_size: int = DEFAULT_MAX_RECORD_SIZE, storage_options: StorageOptions = None) -> Iterator[Any]: ...
 
     def iter_decode(
         self,
-        source: Buffer | PathLike | BinaryReader,
+        source: Buffer | PathLike | ByteSource,
         type: str | type | None = None,
         *,
         strict: bool = False,
         chunk_size: int = 1 << 16,
-        max_record_size: int = 1 << 28,
+        max_record_size: int = DEFAULT_MAX_RECORD_SIZE,
+        storage_options: StorageOptions = None,
     ) -> Iterator[Any]:
         """Yield the records of a stream: a bytes-like object, or a binary file (an open
-        one, or a path) read incrementally (memory stays within one record plus
-        ``chunk_size``). A file this opens is closed when the iteration ends."""
+        one, a path, or a URL such as ``s3://bucket/key``, opened through fsspec with
+        ``storage_options`` and fetched in ranged reads of 8 MiB), a pipe or a socket, read
+        as its bytes arrive: each record comes as soon as its last byte has been read, and
+        memory stays within one record plus ``chunk_size``. Input that ends inside a record
+        is a ``TornTailError`` after the complete records. A file this opens is closed when
+        the iteration ends."""
         if isinstance(source, (str, os.PathLike)):
-            return _records_of_path(self, os.fspath(source), type, strict, chunk_size, max_record_size)
+            return _records_of_path(self, source, type, strict, chunk_size, max_record_size, storage_options)
         return iter_records(self, source, type, strict=strict, chunk_size=chunk_size,
                             max_record_size=max_record_size)
 
+    @overload
+    def stream_decoder(self, type: type[T], *, strict: bool = False, max_record_size: int = DEFAULT_MAX_RECORD_SIZE,
+                       offset: int = 0) -> StreamDecoder[T]: ...
+    @overload
+    def stream_decoder(self, type: str | None = None, *, strict: bool = False,
+                       max_record_size: int = DEFAULT_MAX_RECORD_SIZE, offset: int = 0) -> StreamDecoder[R]: ...
+    @overload
+    def stream_decoder(self, type: str | type | None, *, strict: bool = False,
+                       max_record_size: int = DEFAULT_MAX_RECORD_SIZE, offset: int = 0) -> StreamDecoder[Any]: ...
+
+    def stream_decoder(self, type: str | type | None = None, *, strict: bool = False,
+                       max_record_size: int = DEFAULT_MAX_RECORD_SIZE, offset: int = 0) -> StreamDecoder[Any]:
+        """A push decoder (``zebrapack.StreamDecoder``) for records that arrive in pieces:
+        ``feed(data)`` each piece, iterate it for the records complete so far, ``close()``
+        at the end of the stream (``TornTailError`` if it ended inside a record).
+        ``max_record_size``: the largest record it holds (bigger is a ``DecodeError``);
+        ``offset``: the stream offset of the first byte fed, for error offsets."""
+        return StreamDecoder(self, type, strict=strict, max_record_size=max_record_size, offset=offset)
+
+    @overload
+    def aiter_decode(self, reader: AsyncReader, type: type[T], *, strict: bool = False, chunk_size: int = 1 << 16,
+                     max_record_size: int = DEFAULT_MAX_RECORD_SIZE) -> AsyncIterator[T]: ...
+    @overload
+    def aiter_decode(self, reader: AsyncReader, type: str | None = None, *, strict: bool = False,
+                     chunk_size: int = 1 << 16, max_record_size: int = DEFAULT_MAX_RECORD_SIZE) -> AsyncIterator[R]: ...
+    @overload
+    def aiter_decode(self, reader: AsyncReader, type: str | type | None, *, strict: bool = False,
+                     chunk_size: int = 1 << 16,
+                     max_record_size: int = DEFAULT_MAX_RECORD_SIZE) -> AsyncIterator[Any]: ...
+
+    def aiter_decode(self, reader: AsyncReader, type: str | type | None = None, *, strict: bool = False,
+                     chunk_size: int = 1 << 16, max_record_size: int = DEFAULT_MAX_RECORD_SIZE) -> AsyncIterator[Any]:
+        """``async for record in schema.aiter_decode(reader)``: the records of an
+        ``asyncio.StreamReader`` (or anything with an async ``read(n)``), each as soon as
+        its last byte has arrived; ``TornTailError`` after the complete ones if the stream
+        ends inside a record."""
+        return aiter_records(self, reader, type, strict=strict, chunk_size=chunk_size,
+                             max_record_size=max_record_size)
+
+    def async_writer(self, stream: AsyncWriter, **options: Any) -> AsyncRecordWriter:
+        """An ``AsyncRecordWriter`` writing records to an ``asyncio.StreamWriter`` with
+        back-pressure (``await write(obj)``, ``await flush()``; see ``AsyncRecordWriter``)."""
+        return AsyncRecordWriter(self, stream, **options)
+
     def writer(self, fileobj: IO[bytes] | PathLike, **options: Any) -> RecordWriter:
-        """A ``RecordWriter`` appending encoded records to a binary file or a path (see ``RecordWriter``)."""
+        """A ``RecordWriter`` appending encoded records to a binary file, a path or a URL
+        (written whole when closed; ``storage_options=`` for fsspec; see ``RecordWriter``)."""
         return RecordWriter(self, fileobj, **options)
 
     def __repr__(self) -> str:
@@ -219,11 +272,11 @@ class Schema(Codec, Generic[R]):
         return f"<zebrapack.Schema {package}: {', '.join(self._types)}>"
 
 
-def _records_of_path(schema: Schema[Any], path: str, type: str | type | None, strict: bool, chunk_size: int,
-                     max_record_size: int) -> Iterator[Any]:
+def _records_of_path(schema: Schema[Any], path: PathLike, type: str | type | None, strict: bool, chunk_size: int,
+                     max_record_size: int, storage_options: StorageOptions) -> Iterator[Any]:
     # Opened here, not at the first next(): a missing file is an error of the iter_decode call.
-    handle = open(path, "rb")
-    register_file_object(handle)        # a writer of this file refuses to truncate it while it is read
+    # Registered as read: a writer of this file refuses to truncate it while it is read.
+    handle = open_input(path, storage_options)
 
     def records() -> Iterator[Any]:
         with handle:
@@ -235,16 +288,23 @@ def _records_of_path(schema: Schema[Any], path: str, type: str | type | None, st
 SchemaSource = str | os.PathLike[str] | bytes | bytearray | memoryview | Mapping[str, Any]
 
 
-def read_schema_document(source: SchemaSource) -> Mapping[str, Any]:
-    """The raw schema document of a path (``.z`` or ``.z.json``), ``.z`` bytes, or a dict."""
+#: The largest schema file ``load`` reads (real ones are kilobytes).
+MAX_SCHEMA_FILE = 64 << 20
+
+
+def read_schema_document(source: SchemaSource, storage_options: StorageOptions = None) -> Mapping[str, Any]:
+    """The raw schema document of a path or URL (``.z`` or ``.z.json``), ``.z`` bytes, or a dict."""
     if isinstance(source, Mapping):
         return source
     if isinstance(source, (bytes, bytearray, memoryview)):
         return _unpack_schema(bytes(source), "schema bytes")
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        with open(path, "rb") as handle:     # OSError (FileNotFoundError, ...) as for any file
-            data = handle.read()
+        path = local_path(source) or os.fspath(source)
+        # OSError (FileNotFoundError, ...) as for any file; a schema is kilobytes
+        try:
+            data = read_bytes(path, storage_options, limit=MAX_SCHEMA_FILE)
+        except ValueError as exc:       # larger than any schema
+            raise SchemaError(f"{exc}: not a schema") from None
         if path.endswith(".json"):
             try:
                 document = json.loads(data)
@@ -286,11 +346,13 @@ def load(
     max_depth: int = DEFAULT_MAX_DEPTH,
     preserve_unknown: bool = False,
     zero_allowance: int = DEFAULT_ZERO_ALLOWANCE,
+    storage_options: StorageOptions = None,
 ) -> Schema[Any]:
     """Load a compiled ZebraPack schema.
 
-    ``source``: a path to a ``.z`` (msgpack2) or ``.z.json`` file, the bytes of a
-    ``.z``, or a dict of the same shape. ``types``: your own classes for some or
+    ``source``: a path to a ``.z`` (msgpack2) or ``.z.json`` file (or its URL, read
+    through fsspec with ``storage_options``), the bytes of a ``.z``, or a dict of the
+    same shape. ``types``: your own classes for some or
     all structs (a module or a mapping of struct name -> class), checked against
     the schema. ``max_depth``: the nesting limit of decoding and encoding.
     ``preserve_unknown``: keep the raw entries of zids this schema does not know
@@ -302,7 +364,7 @@ def load(
     Raises ``SchemaError`` for a malformed schema, and ``OSError``
     (``FileNotFoundError``, ...) for a file that cannot be read.
     """
-    model = parse_schema(read_schema_document(source))
+    model = parse_schema(read_schema_document(source, storage_options))
     return Schema(model, types, max_depth=max_depth, preserve_unknown=preserve_unknown,
                   zero_allowance=zero_allowance)
 

@@ -15,7 +15,7 @@ import mmap
 import os
 import warnings
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import IO, Any, Protocol
 
 from .._core import DEFAULT_MAX_DEPTH, skip_records
@@ -34,10 +34,11 @@ from .index_format import (
     parse_index,
     write_index,
 )
-from .reading import register_file_object
 from .records import Schema
-from .schema_prefix import read_schema_prefix, schema_prefix_end
+from .schema_prefix import read_schema_prefix
+from .locations import StorageOptions, exists, file_size, input_size, local_path, open_input
 from .tears import ends_inside_record, torn_tail_error
+from .walking import RecordWalker
 
 
 class IndexWarning(UserWarning):
@@ -56,11 +57,15 @@ class _Decoder(Schema, Protocol):
 DEFAULT_BATCH = 1024
 #: Bytes read at a time from a split without an index, or from an index entry too large to hold.
 UNINDEXED_CHUNK = 1 << 20
+#: The most bytes a record may take (and the largest index entry held whole), by default.
+DEFAULT_MAX_RECORD_SIZE = 1 << 28
 
 
 def build_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None, *,
                 every: int = DEFAULT_EVERY, every_bytes: int = DEFAULT_EVERY_BYTES,
-                max_depth: int = DEFAULT_MAX_DEPTH, schema_prefix: bool | None = None) -> RecordIndex:
+                max_depth: int = DEFAULT_MAX_DEPTH, schema_prefix: bool | None = None,
+                storage_options: StorageOptions = None,
+                progress: Callable[[int, int], None] | None = None) -> RecordIndex:
     """Index the record file at ``data_path`` and write the index (default ``FILE.zpi``).
 
     An entry starts every ``every`` records, or sooner once an entry's records
@@ -72,41 +77,78 @@ def build_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike
     mid-write) is a ``TornTailError`` at the torn record's offset (``recover``
     reads such a file); no index is written then. The index file is replaced
     atomically. Returns the index.
+
+    ``data_path`` may be a URL (the object is read once, in order, with
+    ``storage_options``; the index is written beside it as a whole object).
+    ``progress(bytes scanned, file size)`` is called as the scan goes.
     """
     check_every(every, every_bytes)
-    with open(data_path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        data: mmap.mmap | bytes = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-    try:
-        index = _scan(data, every, every_bytes, max_depth, schema_prefix)
-    finally:
-        if isinstance(data, mmap.mmap):
-            data.close()
-    write_index(index, index_path if index_path is not None else default_index_path(data_path))
+    with open_input(data_path, storage_options) as handle:
+        index = _scan(handle, file_size(handle), every, every_bytes, max_depth, schema_prefix, progress)
+    write_index(index, index_path if index_path is not None else default_index_path(data_path), storage_options)
     return index
 
 
-def _scan(data: mmap.mmap | bytes, every: int, every_bytes: int, max_depth: int,
-          schema_prefix: bool | None) -> RecordIndex:
-    size = len(data)
-    start = schema_prefix_end(data, max_depth) if schema_prefix is not False else 0
+def _scan(handle: Any, size: int, every: int, every_bytes: int, max_depth: int, schema_prefix: bool | None,
+          progress: Callable[[int, int], None] | None) -> RecordIndex:
+    """The index of the file ``handle`` reads (from its start), read once in chunks."""
+    start, head = (0, b"") if schema_prefix is False else read_schema_prefix(handle, size, max_depth)
     if schema_prefix and not start:
         raise ValueError("schema_prefix=True, but the file does not start with a schema document")
-    data_start = start
-    view = memoryview(data)
-    try:
-        entries = []
-        while start < size:
-            stop, records = skip_records(data, start, every, start + every_bytes, max_depth, True)
-            if not records:
-                raise torn_tail_error(start, size - start)
-            entries.append(IndexEntry(start, stop, records, zlib.crc32(view[start:stop])))
-            start = stop
-        head_crc, tail_crc = zlib.crc32(view[:SAMPLE_SIZE]), zlib.crc32(view[max(0, size - SAMPLE_SIZE):])
-    finally:
-        view.release()
-    return RecordIndex(size, data_start, sum(entry.records for entry in entries), tuple(entries),
-                       every, every_bytes, head_crc, tail_crc)
+    sample = _Samples(head[:start], size, progress)
+    walker = RecordWalker(_Unread(handle, head[start:]), start, size, max_depth, sample.read)
+    entries = []
+    entry_start = start
+    records = crc = 0
+    while True:
+        count, crc = walker.step(every - records, entry_start + every_bytes, crc)
+        if not count:
+            break
+        records += count
+        if records == every or walker.position >= entry_start + every_bytes:
+            entries.append(IndexEntry(entry_start, walker.position, records, crc))
+            entry_start, records, crc = walker.position, 0, 0
+    if records:
+        entries.append(IndexEntry(entry_start, walker.position, records, crc))
+    if walker.position < size:
+        raise torn_tail_error(walker.position, size - walker.position)
+    return RecordIndex(size, start, sum(entry.records for entry in entries), tuple(entries),
+                       every, every_bytes, zlib.crc32(sample.head), zlib.crc32(sample.tail))
+
+
+class _Unread:
+    """``read`` of a file with bytes already read from it given back first."""
+
+    def __init__(self, handle: Any, first: bytes) -> None:
+        self._handle = handle
+        self._first = first
+
+    def read(self, size: int) -> bytes:
+        if self._first:
+            chunk, self._first = self._first[:size], self._first[size:]
+            return chunk
+        data: bytes = self._handle.read(size)
+        return data
+
+
+class _Samples:
+    """The first and last ``SAMPLE_SIZE`` bytes of a file read in order (the index's
+    staleness check), and the progress of the read."""
+
+    def __init__(self, head: bytes, size: int, progress: Callable[[int, int], None] | None) -> None:
+        self.head = head[:SAMPLE_SIZE]
+        self.tail = head[-SAMPLE_SIZE:]
+        self._seen = len(head)
+        self._size = size
+        self._progress = progress
+
+    def read(self, chunk: bytes) -> None:
+        if self._seen < SAMPLE_SIZE:
+            self.head += chunk[:SAMPLE_SIZE - len(self.head)]
+        self.tail = (self.tail + chunk[-SAMPLE_SIZE:])[-SAMPLE_SIZE:]
+        self._seen += len(chunk)
+        if self._progress is not None:
+            self._progress(self._seen, self._size)
 
 
 class _Unusable(Exception):
@@ -114,27 +156,38 @@ class _Unusable(Exception):
 
 
 def load_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None, *,
-               full: bool = False) -> RecordIndex:
+               full: bool = False, storage_options: StorageOptions = None) -> RecordIndex:
     """The index of ``data_path`` (default ``FILE.zpi``), checked against the file;
     ``ValueError`` when it is corrupt or stale (``read_index`` warns and goes on
     instead), ``OSError`` when a file cannot be read. ``full=True`` also checks
-    every entry's CRC32, reading the whole file."""
+    every entry's CRC32, reading the whole file. Paths may be URLs (opened with
+    ``storage_options``)."""
     index_path = index_path if index_path is not None else default_index_path(data_path)
     try:
-        index = _load(data_path, index_path)
+        index = _load(data_path, index_path, storage_options)
         if full:
-            _check_entries(data_path, index)
+            _check_entries(data_path, index, storage_options)
     except _Unusable as exc:
         raise ValueError(f"{os.fspath(index_path)}: {exc}") from None
     return index
 
 
-def _check_entries(data_path: str | os.PathLike[str], index: RecordIndex) -> None:
+def _check_entries(data_path: str | os.PathLike[str], index: RecordIndex, storage_options: StorageOptions) -> None:
     """Every entry's CRC32, and that stepping over the records from the first
     one meets every entry's start: each starts at a record."""
     if not index.entries:
         return
-    with open(data_path, "rb") as handle:
+    path = local_path(data_path)
+    if path is None:        # an object: each entry read once, in chunks
+        with open_input(data_path, storage_options) as remote:
+            for i, entry in enumerate(index.entries):
+                where = Split(os.fspath(data_path), entry.start, entry.stop, entry.records, (entry,))
+                try:
+                    _check_streamed_entry(DEFAULT_MAX_DEPTH, remote, where, entry, DEFAULT_MAX_RECORD_SIZE)
+                except DecodeError as exc:
+                    raise _Unusable(f"entry {i}: {exc.reason}") from None
+        return
+    with open(path, "rb") as handle:
         data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     view = memoryview(data)
     try:
@@ -154,12 +207,13 @@ def _check_entries(data_path: str | os.PathLike[str], index: RecordIndex) -> Non
         data.close()
 
 
-def _load(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str]) -> RecordIndex:
-    with open(index_path, "rb") as handle:
+def _load(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str],
+          storage_options: StorageOptions) -> RecordIndex:
+    with open_input(index_path, storage_options, read_ahead=0) as handle:
         # Memory in proportion to the index: its own size is read, and an index larger
         # than any the data file could need (an entry per byte) is refused unread.
-        stored = os.fstat(handle.fileno()).st_size
-        largest = index_size(os.path.getsize(data_path))
+        stored = file_size(handle)
+        largest = index_size(input_size(data_path, storage_options))
         if stored > largest:
             raise _Unusable(f"corrupt index: {stored} bytes, more than the index of the data file can take "
                             f"({largest})")
@@ -168,8 +222,8 @@ def _load(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str])
         index = parse_index(index_bytes)
     except CorruptIndex as exc:
         raise _Unusable(f"corrupt index: {exc}") from None
-    with open(data_path, "rb") as data:
-        size = os.fstat(data.fileno()).st_size
+    with open_input(data_path, storage_options, read_ahead=0) as data:
+        size = file_size(data)
         if size != index.data_size:
             raise _Unusable(f"stale index: the data file has {size} bytes, the index was made for {index.data_size}")
         records_start, head = read_schema_prefix(data, size, DEFAULT_MAX_DEPTH)
@@ -186,23 +240,24 @@ def _load(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str])
     return index
 
 
-def read_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None) -> RecordIndex | None:
+def read_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None, *,
+               storage_options: StorageOptions = None) -> RecordIndex | None:
     """The index of ``data_path`` (default ``FILE.zpi``) if it is usable, else None.
 
     No index file: None. An index that is corrupt or stale (made for a file of
     another size, or whose first or last 64 KiB changed): an ``IndexWarning``
     and None, so that the caller reads the file as one split.
     """
-    return _read_index(data_path, index_path, 3)
+    return _read_index(data_path, index_path, storage_options, 3)
 
 
 def _read_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None,
-                stacklevel: int) -> RecordIndex | None:
+                storage_options: StorageOptions, stacklevel: int) -> RecordIndex | None:
     index_path = index_path if index_path is not None else default_index_path(data_path)
-    if not os.path.exists(index_path):
+    if not exists(index_path, storage_options):
         return None
     try:
-        return _load(data_path, index_path)
+        return _load(data_path, index_path, storage_options)
     except _Unusable as exc:
         # stacklevel: the warning points at the caller of the public function.
         warnings.warn(f"{os.fspath(index_path)}: {exc}; reading {os.fspath(data_path)} as one split",
@@ -211,13 +266,19 @@ def _read_index(data_path: str | os.PathLike[str], index_path: str | os.PathLike
 
 
 def file_splits(data_path: str | os.PathLike[str], index_path: str | os.PathLike[str] | None = None, *,
-                target_records: int | None = None, target_bytes: int | None = None) -> list[Split]:
+                target_records: int | None = None, target_bytes: int | None = None,
+                storage_options: StorageOptions = None) -> list[Split]:
     """The splits of a record file: by its index (see ``RecordIndex.splits``), or one
-    unindexed split for the whole file when it has no usable index."""
-    index = _read_index(data_path, index_path, 3)
+    unindexed split for the whole file when it has no usable index. A file at a URL
+    gives splits that carry ``storage_options``, read with ranged reads of their own
+    bytes only."""
+    path = local_path(data_path)
+    options = None if path is not None else storage_options
+    data_path = path if path is not None else os.fspath(data_path)
+    index = _read_index(data_path, index_path, options, 3)
     if index is None:
-        return [Split(os.fspath(data_path), 0, os.path.getsize(data_path), None)]
-    return index.splits(data_path, target_records=target_records, target_bytes=target_bytes)
+        return [Split(data_path, 0, input_size(data_path, options), None, (), options)]
+    return index.splits(data_path, target_records=target_records, target_bytes=target_bytes, storage_options=options)
 
 
 def iter_split(schema: _Decoder, split: Split, type: Any = None, *, strict: bool = False,
@@ -247,8 +308,8 @@ def iter_split_batches(schema: _Decoder, split: Split, type: Any = None, *, stri
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be positive, not {batch_size}")
-    with open(split.path, "rb") as handle:
-        register_file_object(handle)    # a writer of this file refuses to truncate it while it is read
+    # registered as read: a writer of this file refuses to truncate it while it is read
+    with open_input(split.path, split.storage_options, start=split.start, stop=split.stop) as handle:
         if not split.indexed:
             start = split.start
             if start == 0:
@@ -260,7 +321,7 @@ def iter_split_batches(schema: _Decoder, split: Split, type: Any = None, *, stri
             if entry.stop - entry.start <= max_record_size:
                 yield from _entry_batches(schema, handle, split, entry, type, strict, batch_size)
             else:
-                _check_streamed_entry(schema, handle, split, entry, max_record_size)
+                _check_streamed_entry(schema.max_depth, handle, split, entry, max_record_size)
                 yield from _range_batches(schema, handle, split, entry.start, entry.stop, entry, type, strict,
                                           batch_size, max_record_size)
 
@@ -285,6 +346,17 @@ def _count_error(split: Split, entry: IndexEntry, records: int) -> DecodeError:
 
 def _entry_batches(schema: _Decoder, handle: IO[bytes], split: Split, entry: IndexEntry, type: Any,
                    strict: bool, batch_size: int) -> Iterator[list[Any]]:
+    data, ends = _checked_entry(schema.max_depth, handle, split, entry, batch_size)
+    start = 0
+    for end in ends:
+        yield from _decoded_batch(schema, split, data, start, end, entry.start, type, strict)
+        start = end
+
+
+def _checked_entry(max_depth: int, handle: IO[bytes], split: Split, entry: IndexEntry,
+                   batch_size: int) -> tuple[bytes, list[int]]:
+    """An index entry's bytes, checked (its CRC32, exactly its records), and where
+    each batch of up to ``batch_size`` of its records ends."""
     size = entry.stop - entry.start
     handle.seek(entry.start)
     data = handle.read(size)
@@ -299,20 +371,55 @@ def _entry_batches(schema: _Decoder, handle: IO[bytes], split: Split, entry: Ind
     position = records = 0
     try:
         while position < size and records <= entry.records:
-            position, count = skip_records(data, position, batch_size, size, schema.max_depth)
+            position, count = skip_records(data, position, batch_size, size, max_depth)
             ends.append(position)
             records += count
     except DecodeError as exc:
         raise _split_error(split, exc.reason, exc.path, None if exc.offset is None else entry.start + exc.offset)
     if records != entry.records:
         raise _count_error(split, entry, records)
-    start = 0
-    for end in ends:
-        yield from _decoded_batch(schema, split, data, start, end, entry.start, type, strict)
-        start = end
+    return data, ends
 
 
-def _check_streamed_entry(schema: _Decoder, handle: IO[bytes], split: Split, entry: IndexEntry,
+class CheckedEntries:
+    """``read`` of an indexed split's bytes from a file object (a split of an object at a
+    URL, for the Arrow reader): each index entry is checked as ``iter_split`` checks it
+    (its CRC32, exactly its records) before any byte of it is handed out. An entry
+    larger than ``max_record_size`` is checked in chunks, then read again."""
+
+    def __init__(self, handle: Any, split: Split, max_depth: int, max_record_size: int) -> None:
+        self._handle = handle
+        self._split = split
+        self._entries = iter(split.entries)
+        self._max_depth = max_depth
+        self._max_record_size = max_record_size
+        self._held = b""            # a checked entry, or the rest of it
+        self._streamed = 0          # bytes of a large checked entry still to read from the handle
+
+    def read(self, size: int = -1, /) -> bytes:
+        while not self._held and not self._streamed:
+            entry = next(self._entries, None)
+            if entry is None:
+                return b""
+            if entry.stop - entry.start <= self._max_record_size:
+                self._held = _checked_entry(self._max_depth, self._handle, self._split, entry, entry.records + 1)[0]
+            else:
+                _check_streamed_entry(self._max_depth, self._handle, self._split, entry, self._max_record_size)
+                self._handle.seek(entry.start)
+                self._streamed = entry.stop - entry.start
+        if self._streamed:
+            chunk: bytes = self._handle.read(min(self._streamed, size if size >= 0 else self._streamed))
+            if not chunk:
+                raise _split_error(self._split, "the file ended while its checked records were read again", "$",
+                                   None)
+            self._streamed -= len(chunk)
+            return chunk
+        size = len(self._held) if size < 0 else size
+        chunk, self._held = self._held[:size], self._held[size:]
+        return chunk
+
+
+def _check_streamed_entry(max_depth: int, handle: IO[bytes], split: Split, entry: IndexEntry,
                           max_record_size: int) -> None:
     """An entry too large to hold, checked in chunks (CRC32, and exactly its records
     ending at its stop) before any of its records is decoded."""
@@ -330,7 +437,7 @@ def _check_streamed_entry(schema: _Decoder, handle: IO[bytes], split: Split, ent
         crc = zlib.crc32(chunk, crc)
         data += chunk
         try:
-            end, count = skip_records(data, 0, entry.records + 1, len(data), schema.max_depth, True)
+            end, count = skip_records(data, 0, entry.records + 1, len(data), max_depth, True)
         except DecodeError as exc:
             raise _split_error(split, exc.reason, exc.path, None if exc.offset is None else base + exc.offset)
         records += count

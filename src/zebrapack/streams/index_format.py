@@ -21,8 +21,11 @@ import os
 import secrets
 import struct
 import zlib
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .locations import local_path, write_bytes
 
 MAGIC = b"ZPKINDEX"
 END_MAGIC = b"ZPKI"
@@ -64,7 +67,9 @@ class Split:
     ``records`` and ``entries`` (the index entries it covers, checked as they
     are read) are known when the split comes from an index; an unindexed split
     (the whole file) has ``records=None`` and no entries. Splits pickle, so
-    they can be planned in one process and read in another.
+    they can be planned in one process and read in another. A split of a file at a
+    URL carries the ``storage_options`` it is opened with (not shown by ``repr``:
+    they may hold credentials).
     """
 
     path: str
@@ -72,6 +77,7 @@ class Split:
     stop: int
     records: int | None
     entries: tuple[IndexEntry, ...] = ()
+    storage_options: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def indexed(self) -> bool:
@@ -109,7 +115,7 @@ class RecordIndex:
         return self.data_start > 0
 
     def splits(self, path: str | os.PathLike[str], *, target_records: int | None = None,
-               target_bytes: int | None = None) -> list[Split]:
+               target_bytes: int | None = None, storage_options: Mapping[str, Any] | None = None) -> list[Split]:
         """Splits of the data file at ``path`` covering every record once, in order.
 
         Consecutive entries merge until a split holds ``target_records`` records
@@ -129,10 +135,10 @@ class RecordIndex:
             if (target_records is None and target_bytes is None
                     or target_records is not None and records >= target_records
                     or target_bytes is not None and entry.stop - group[0].start >= target_bytes):
-                splits.append(Split(path, group[0].start, entry.stop, records, tuple(group)))
+                splits.append(Split(path, group[0].start, entry.stop, records, tuple(group), storage_options))
                 group, records = [], 0
         if group:
-            splits.append(Split(path, group[0].start, group[-1].stop, records, tuple(group)))
+            splits.append(Split(path, group[0].start, group[-1].stop, records, tuple(group), storage_options))
         return splits
 
     def to_bytes(self) -> bytes:
@@ -144,13 +150,20 @@ class RecordIndex:
         return body + _TRAILER.pack(zlib.crc32(body), END_MAGIC)
 
 
-def write_index(index: RecordIndex, path: str | os.PathLike[str]) -> None:
+def write_index(index: RecordIndex, path: str | os.PathLike[str],
+                storage_options: Mapping[str, Any] | None = None) -> None:
     """Write ``index`` to ``path``, replacing it atomically (a reader never sees half an index).
 
     The bytes go first to a temporary file beside it whose name is hidden
     (``.NAME.PID.RANDOM.tmp``): folder listings and globs leave hidden files out, so
     the one a writer killed here leaves behind is never taken for a record file.
+    A URL's index is written as a whole object (``sources.write_bytes``).
     """
+    local = local_path(path)
+    if local is None:
+        write_bytes(os.fspath(path), index.to_bytes(), storage_options)
+        return
+    path = local
     folder, name = os.path.split(os.fspath(path))
     temporary = os.path.join(folder, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:

@@ -5,17 +5,19 @@ into record files in a stable order; ``plan_splits`` turns each file into its
 splits: by its sidecar index (``file_splits``), or one split for the whole file
 when the index is missing, stale or corrupt (an ``IndexWarning`` says so).
 The splits pickle, so they are planned where the job is built and read where
-the work runs. Only local (or mounted) paths are read today.
+the work runs. Paths may be URLs of fsspec filesystems (``s3://bucket/events/*.zpk``):
+folders and globs are listed through the filesystem, and the splits carry the
+``storage_options`` their workers open them with.
 """
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Iterable
 
 from .index import file_splits
 from .index_format import SUFFIX, Split
+from .locations import StorageOptions, basename, check_location, has_magic, list_files
 
 PathArg = str | os.PathLike[str]
 
@@ -26,15 +28,11 @@ def _is_data_file(name: str) -> bool:
     return not name.startswith((".", "_")) and not name.endswith(SUFFIX)
 
 
-def _folder_files(folder: str) -> list[str]:
-    return sorted(os.path.join(folder, entry.name) for entry in os.scandir(folder)
-                  if entry.is_file() and _is_data_file(entry.name))
-
-
-def expand_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
-    """The record files named by ``paths``: one path or a list of them, each a file,
-    a folder (its files, hidden, ``_``-prefixed and ``.zpi`` files left out, sorted)
+def expand_paths(paths: PathArg | Iterable[PathArg], *, storage_options: StorageOptions = None) -> list[str]:
+    """The record files named by ``paths``: one path or URL or a list of them, each a
+    file, a folder (its files, hidden, ``_``-prefixed and ``.zpi`` files left out, sorted)
     or a glob (``*``, ``?``, ``[...]``, ``**``; its matches sorted, the same files left out).
+    URLs are listed through their fsspec filesystem (opened with ``storage_options``).
 
     A path or glob that names no file is a ``FileNotFoundError``; a file named
     twice is read twice (as Spark and Dask do with repeated paths).
@@ -44,27 +42,19 @@ def expand_paths(paths: PathArg | Iterable[PathArg]) -> list[str]:
         raise ValueError("no paths given")
     files: list[str] = []
     for item in items:
-        if not isinstance(item, (str, os.PathLike)):
-            raise TypeError(f"a path is a str or os.PathLike, not {item!r}")
-        path = os.fspath(item)
-        if os.path.isdir(path):
-            found = _folder_files(path)
-        elif os.path.exists(path):
-            found = [path]
-        elif glob.has_magic(path):
-            found = sorted(match for match in glob.glob(path, recursive=True)
-                           if os.path.isfile(match) and _is_data_file(os.path.basename(match)))
-        else:
-            found = []
+        check_location(item)
+        kind, found = list_files(item, storage_options)
+        if kind != "file":
+            found = [name for name in found if _is_data_file(basename(name))]
         if not found:
-            raise FileNotFoundError(f"{path}: no such record file" + (" (the glob matches none)"
-                                                                       if glob.has_magic(path) else ""))
+            raise FileNotFoundError(f"{os.fspath(item)}: no such record file" + (" (the glob matches none)"
+                                                                                 if has_magic(item) else ""))
         files += found
     return files
 
 
 def plan_splits(paths: PathArg | Iterable[PathArg], *, split_records: int | None = None,
-                split_bytes: int | None = None) -> list[Split]:
+                split_bytes: int | None = None, storage_options: StorageOptions = None) -> list[Split]:
     """The splits of every file of ``paths`` (see ``expand_paths``), in order.
 
     A file with a usable sidecar index (``FILE.zpi``) gives a split per index
@@ -74,6 +64,7 @@ def plan_splits(paths: PathArg | Iterable[PathArg], *, split_records: int | None
     records gives no split.
     """
     splits: list[Split] = []
-    for path in expand_paths(paths):
-        splits += file_splits(path, target_records=split_records, target_bytes=split_bytes)
+    for path in expand_paths(paths, storage_options=storage_options):
+        splits += file_splits(path, target_records=split_records, target_bytes=split_bytes,
+                              storage_options=storage_options)
     return splits

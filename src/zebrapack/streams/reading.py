@@ -20,13 +20,21 @@ from typing import Any
 
 _lock = threading.Lock()
 #: (device, inode) -> the readers of that file: (weak reference, "still reading?")
-_readers: dict[tuple[int, int], list[tuple[weakref.ref[Any], Callable[[Any], bool]]]] = {}
+_readers: dict[tuple[Any, ...], list[tuple[weakref.ref[Any], Callable[[Any], bool]]]] = {}
 #: The size of _readers at which readers no longer reading are forgotten.
 _prune_at = 64
 
 
-def _key(file: str | os.PathLike[str] | int) -> tuple[int, int] | None:
-    """The identity of a regular file (a path or a descriptor), or None (no such file, a pipe...)."""
+#: A file as the registry takes it: a path, a descriptor, or the identity of an object at a
+#: URL (``("url", protocol, path)``, from ``sources.identity``).
+File = str | os.PathLike[str] | int | tuple[str, str, str]
+
+
+def _key(file: File) -> tuple[Any, ...] | None:
+    """The identity of a regular file (a path or a descriptor) or of an object at a URL,
+    or None (no such file, a pipe...)."""
+    if isinstance(file, tuple):
+        return file
     try:
         status = os.fstat(file) if isinstance(file, int) else os.stat(file)
     except OSError:
@@ -34,7 +42,7 @@ def _key(file: str | os.PathLike[str] | int) -> tuple[int, int] | None:
     return (status.st_dev, status.st_ino) if stat.S_ISREG(status.st_mode) else None
 
 
-def register(file: str | os.PathLike[str] | int, reader: Any, reading: Callable[[Any], bool]) -> None:
+def register(file: File, reader: Any, reading: Callable[[Any], bool]) -> None:
     """``reader`` reads ``file`` (a path or a descriptor) while ``reading(reader)`` is true."""
     key = _key(file)
     if key is None:
@@ -68,7 +76,7 @@ def descriptor(fileobj: Any) -> int | None:
     return found if isinstance(found, int) else None
 
 
-def being_read(file: str | os.PathLike[str] | int) -> bool:
+def being_read(file: File) -> bool:
     """Whether a reader of this process still reads ``file`` (a path or a descriptor)."""
     key = _key(file)
     if key is None:
@@ -77,7 +85,7 @@ def being_read(file: str | os.PathLike[str] | int) -> bool:
         return _live(key)
 
 
-def _live(key: tuple[int, int]) -> bool:
+def _live(key: tuple[Any, ...]) -> bool:
     """Whether the file has readers still reading (the others forgotten); _lock held."""
     live = [(ref, reading) for ref, reading in _readers.get(key, ()) if _still_reading(ref, reading)]
     if live:

@@ -4,6 +4,11 @@ A stream is records concatenated (each is a self-delimiting msgpack map).
 Optionally its first object is the schema itself, the ``.z`` document as one
 msgpack map (``schema.writer(f, write_schema=True)``); ``self_describing``
 reads such a stream back without a separate schema file.
+
+Files, pipes and sockets are read through the push decoder of the core
+(``schema.stream_decoder``), fed what the source has as it arrives
+(``sources.available_reader``): each record is given out as soon as its last
+byte is there, whatever the size of the pieces.
 """
 
 from __future__ import annotations
@@ -12,17 +17,19 @@ import errno
 import io
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any, Protocol
 
 import msgpack
 
-from .._core import skip_records
+from .._core import DEFAULT_MAX_RECORD_SIZE, StreamDecoder, skip_records
 from .._errors import DecodeError
 from ..schema.document import schema_document
 from ..schema.model import SchemaDef
 from .index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, IndexRecorder, default_index_path, write_index
-from .reading import being_read, descriptor
+from .locations import ObjectOutput, identity, local_path
+from .reading import File, being_read, descriptor
+from .sources import Buffer, ByteSource, available_reader
 from .tears import ends_inside_record, torn_tail_error
 
 
@@ -40,32 +47,35 @@ class Schema(Protocol):
                    strict: bool = False, base: int = 0, stop: int = -1,
                    partial: bool = False) -> tuple[Any, int]: ...
 
+    def stream_decoder(self, type: Any = None, *, strict: bool = False, max_record_size: int = ...,
+                       offset: int = 0) -> StreamDecoder[Any]: ...
+
     def encode_into(self, obj: Any, buffer: bytearray, offset: int = 0, *, structnames: bool = True,
                     mode: str = "zebrapack", fixext: bool = False) -> None: ...
 
 
-class BinaryReader(Protocol):
-    """What iter_decode and open_stream need of a file: ``read`` returning bytes."""
-
-    def read(self, size: int = ..., /) -> bytes: ...
-
-
 def iter_records(
     schema: Schema,
-    source: bytes | bytearray | memoryview | BinaryReader,
+    source: bytes | bytearray | memoryview | ByteSource,
     type: Any = None,
     *,
     strict: bool = False,
     chunk_size: int = 1 << 16,
-    max_record_size: int = 1 << 28,
-    prefix: bytes = b"",
+    max_record_size: int = DEFAULT_MAX_RECORD_SIZE,
+    prefix: bytes | bytearray | memoryview = b"",
     base: int = 0,
 ) -> Iterator[Any]:
-    """The records of a bytes-like stream or of a binary file read chunk by chunk.
+    """The records of a bytes-like stream, or of a binary file, pipe or socket read as
+    its bytes arrive.
 
-    For files, memory holds one record plus a chunk; a record that would need
-    more than ``max_record_size`` bytes is a ``DecodeError``. ``prefix``: bytes
-    already read from the file; ``base``: the file offset ``prefix`` starts at.
+    A record is given out as soon as its last byte has been read (reads take what
+    the source has, up to ``chunk_size``: see ``sources``). For a file, memory holds
+    one record plus a chunk; a record that needs more than ``max_record_size`` bytes
+    is a ``DecodeError``. Input that ends inside a record is a ``TornTailError``
+    once every complete record before it has been given out (a tear is told from
+    corruption by the record's structure, see ``tears``). ``prefix``: bytes already
+    read from the file; ``base``: the stream offset where the bytes (of ``source``,
+    or ``prefix`` first) start.
     """
     if isinstance(source, (bytes, bytearray, memoryview)):
         data = memoryview(source).cast("B") if not isinstance(source, bytes) else source
@@ -79,37 +89,32 @@ def iter_records(
                 raise
             yield record
         return
-    if chunk_size < 1:
-        raise ValueError("chunk_size must be positive")
-    buffer = bytearray(prefix)
-    offset = base        # the stream offset of buffer[0]
-    position = 0
-    at_end = False
+    read = available_reader(source, chunk_size)
+    decoder = schema.stream_decoder(type, strict=strict, max_record_size=max_record_size, offset=base)
+    decoder.feed(prefix)
+    yield from pulled_records(decoder, read, chunk_size)
+
+
+class PushDecoder(Protocol):
+    """``StreamDecoder`` or ``SchemaStreamDecoder``: fed bytes, iterated for records, closed."""
+
+    def feed(self, data: Buffer, /) -> None: ...
+
+    def close(self) -> None: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+
+def pulled_records(decoder: PushDecoder, read: Callable[[int], Buffer], chunk_size: int) -> Iterator[Any]:
+    """The records of ``decoder``, fed what ``read`` gives as it arrives, to the end."""
     while True:
-        if position < len(buffer):
-            try:
-                record, end = schema._decode_at(buffer, position, type, strict, offset, -1, not at_end)
-            except DecodeError as exc:
-                if at_end:          # a torn tail, or corruption
-                    _raise_if_torn(exc, buffer, position, offset, schema.max_depth)
-                raise
-            if end >= 0:
-                yield record
-                position = end
-                continue
-            if len(buffer) - position > max_record_size:
-                raise DecodeError(f"record larger than max_record_size={max_record_size}", "$", offset + position)
-        elif at_end:
-            return
-        if position:
-            del buffer[:position]
-            offset += position
-            position = 0
-        chunk = source.read(max(chunk_size, len(buffer)))
+        for record in decoder:     # not yield from: closing the generator would close the decoder
+            yield record
+        chunk = read(chunk_size)
         if not chunk:
-            at_end = True
-        else:
-            buffer += chunk
+            decoder.close()     # TornTailError if the input ended inside a record
+            return
+        decoder.feed(chunk)
 
 
 def _raise_if_torn(error: DecodeError, data: bytes | bytearray | memoryview, start: int, base: int,
@@ -124,7 +129,8 @@ class RecordWriter:
     """Appends encoded records to a binary file, buffering up to ``buffer_size`` bytes.
 
     ``fileobj``: a binary file, or a path (the file is created, or truncated, and
-    closed by ``close()``). ``write_schema=True`` first writes the schema document,
+    closed by ``close()``), or a URL (``s3://bucket/key``: see below; fsspec opens it
+    with ``storage_options``). ``write_schema=True`` first writes the schema document,
     making the stream self-describing (read it back with ``zebrapack.open_stream``).
     Use as a context manager, or call ``close()`` (which flushes; a file given open
     stays open). ``structnames``, ``mode``, ``fixext``: as ``schema.encode``.
@@ -143,13 +149,20 @@ class RecordWriter:
     (``iter_decode``, ``open_stream``, ``iter_split``, ``zebrapack.arrow.read``: the
     same file by any path) is refused with a ``ValueError`` before it is truncated;
     a path is truncated only when the first bytes are written (or at ``close``).
+
+    A URL is written as a whole object, atomically: it appears (replacing any object of
+    that name) when ``close()`` returns, complete, and its index after it. Until then
+    ``records`` and ``bytes_written`` count what the upload took; an upload that fails,
+    or a ``with`` block left by an exception, abandons the object (none appears, an old
+    one stays as it was), and both counts are then 0: the store holds nothing of it.
     """
 
     def __init__(self, schema: Schema, fileobj: IO[bytes] | str | os.PathLike[str], *, structnames: bool = True,
                  mode: str = "zebrapack", fixext: bool = False, write_schema: bool = False,
                  buffer_size: int = 1 << 16,
                  index: str | os.PathLike[str] | bool | None = None, index_every: int = DEFAULT_EVERY,
-                 index_every_bytes: int = DEFAULT_EVERY_BYTES) -> None:
+                 index_every_bytes: int = DEFAULT_EVERY_BYTES,
+                 storage_options: Mapping[str, Any] | None = None) -> None:
         self._schema = schema
         self._structnames = structnames
         self._mode = mode
@@ -166,15 +179,22 @@ class RecordWriter:
             self._head = len(self._buffer)
         # Index options are checked before a path is opened: a refused one creates no file.
         self._index_path = _index_path(fileobj, index)
+        self._storage_options = storage_options
+        self._object: ObjectOutput | None = None      # a URL's upload
         self._index = None if self._index_path is None else IndexRecorder(len(self._buffer), index_every,
                                                                           index_every_bytes)
         self._owned = isinstance(fileobj, (str, os.PathLike))
         self._started = not self._owned     # an owned file is truncated when the first bytes go
         self._name = os.fspath(fileobj) if isinstance(fileobj, (str, os.PathLike)) else \
             str(getattr(fileobj, "name", "the file"))
-        if isinstance(fileobj, (str, os.PathLike)):
-            _refuse_if_being_read(fileobj, self._name)
-            self._file: IO[bytes] = _open_untruncated(fileobj)
+        if isinstance(fileobj, (str, os.PathLike)) and local_path(fileobj) is None:
+            _refuse_if_being_read(identity(fileobj, storage_options), self._name)
+            self._object = ObjectOutput(self._name, storage_options)
+            self._file: IO[bytes] = self._object      # type: ignore[assignment]
+        elif isinstance(fileobj, (str, os.PathLike)):
+            path = local_path(fileobj) or ""
+            _refuse_if_being_read(path, self._name)
+            self._file = _open_untruncated(path)
         else:
             _refuse_if_being_read(descriptor(fileobj), self._name)
             self._file = fileobj
@@ -240,24 +260,48 @@ class RecordWriter:
                 self.flush()
                 if not self._started:       # nothing written: the path is truncated all the same
                     self._start()
+                if self._object is not None:
+                    self._commit()
                 if self._index is not None and self._index_path is not None:
-                    write_index(self._index.finish(), self._index_path)
+                    write_index(self._index.finish(), self._index_path, self._storage_options)
                     self._index = None
         finally:
-            if self._owned:
+            if self._object is not None:
+                self._abandon(None)         # nothing once committed
+            elif self._owned:
                 self._file.close()
 
     def __enter__(self) -> RecordWriter:
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: object) -> None:
+        if exc is not None and self._object is not None:
+            self.abort(exc)         # a URL's object appears whole or not at all
+            return
         self.close()
+
+    def abort(self, error: BaseException | None = None) -> None:
+        """Stop writing without finishing the file: a URL's object is abandoned (none
+        appears; ``records`` and ``bytes_written`` are 0), no index is written, and a file
+        opened from a path is closed holding what reached it. The writer is failed."""
+        if self._object is not None:
+            self._abandon(error)
+            return
+        if self._failure is None:
+            self._failure = error if error is not None else ValueError("the writer was aborted")
+        self._index = None
+        if self._owned:
+            self._file.close()
 
     # -- what reaches the file -------------------------------------------------------
 
     def _start(self) -> None:
         """Truncate a file opened from a path: at the first bytes written, once no reader of
         this process reads it (a reader started after the writer was made counts too)."""
+        if self._object is not None:
+            _refuse_if_being_read(identity(self._name, self._storage_options), self._name)
+            self._started = True
+            return
         _refuse_if_being_read(self._file.fileno(), self._name)
         if stat.S_ISREG(os.fstat(self._file.fileno()).st_mode):
             self._file.truncate(0)
@@ -286,7 +330,10 @@ class RecordWriter:
         except BaseException as exc:
             if isinstance(exc, BlockingIOError) and not self._raw:
                 written += exc.characters_written      # bytes a buffered file took before it raised
-            self._fail(data, min(written, len(data)), exc)
+            if self._object is not None:
+                self._abandon(exc)
+            else:
+                self._fail(data, min(written, len(data)), exc)
             raise
         written = len(data)
         self._reached(data, written, records)
@@ -315,6 +362,26 @@ class RecordWriter:
                 records = skip_records(view[:size], head, size, size, self._schema.max_depth, True)[1]
         self._reached(data, size, records)
 
+    def _commit(self) -> None:
+        """A URL's object appears, whole; a failed upload leaves none (the writer fails)."""
+        assert self._object is not None
+        try:
+            self._object.commit()
+        except BaseException as exc:
+            self._abandon(exc)
+            raise
+
+    def _abandon(self, error: BaseException | None) -> None:
+        """Give up a URL's upload (nothing once committed): no object appears, so the
+        writer holds no records; ``error`` (when there is one) fails it."""
+        assert self._object is not None
+        if self._object.closed:
+            return
+        self._object.discard()
+        self.records = self.bytes_written = 0
+        self._index = None
+        self._failure = error if error is not None else ValueError("the upload was abandoned")
+
     def _refuse(self) -> None:
         raise ValueError(f"the writer failed ({type(self._failure).__name__}: {self._failure}); "
                          f"the file holds its first {self.records} records whole") from self._failure
@@ -327,7 +394,7 @@ def _open_untruncated(path: str | os.PathLike[str]) -> IO[bytes]:
     return open(descriptor, "wb", buffering=0)
 
 
-def _refuse_if_being_read(file: str | os.PathLike[str] | int | None, name: str) -> None:
+def _refuse_if_being_read(file: File | None, name: str) -> None:
     if file is not None and being_read(file):
         raise ValueError(f"{name}: a reader of this process is reading this file: writing it would truncate it "
                          "first (write to another file, then rename it over this one)")

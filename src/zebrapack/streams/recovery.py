@@ -12,22 +12,24 @@ crash's doing: ``recover`` raises its ``DecodeError`` instead of cutting it.
 
 from __future__ import annotations
 
-import mmap
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgpack
 
-from .._core import DEFAULT_MAX_DEPTH, skip_records
+from .._core import DEFAULT_MAX_DEPTH
 from ..schema.loader import Schema, load
-from .reading import register_file_object
 from .records import iter_records
-from .schema_prefix import schema_prefix_end
+from .schema_prefix import read_schema_prefix
+from .locations import ObjectOutput, StorageOptions, file_size, local_path, open_input
+from .walking import RecordWalker
 
 #: Records stepped over per call of the scanner.
 _SCAN_BATCH = 1 << 16
+#: Bytes copied at a time when an object is rewritten without its torn tail.
+_COPY_CHUNK = 8 << 20
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class Recovery:
     schema: Schema[Any] | None
     type: Any = field(default=None, repr=False)
     strict: bool = field(default=False, repr=False)
+    storage_options: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def torn(self) -> bool:
@@ -68,17 +71,37 @@ class Recovery:
 
     def truncate(self) -> None:
         """Cut the file at ``valid_end``, dropping the torn tail (appending may then
-        resume). Refused (``ValueError``) when the file's size changed since the scan."""
-        with open(self.path, "r+b") as handle:
+        resume). Refused (``ValueError``) when the file's size changed since the scan.
+        An object at a URL cannot be cut in place: it is written again, whole, with
+        its first ``valid_end`` bytes (an object replaced meanwhile is an error)."""
+        path = local_path(self.path)
+        if path is None:
+            self._rewrite()
+            return
+        with open(path, "r+b") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size != self.size:
                 raise ValueError(f"{self.path}: the file has {size} bytes, not the {self.size} it had when "
                                  "recover() read it: scan it again")
             handle.truncate(self.valid_end)
 
+    def _rewrite(self) -> None:
+        with open_input(self.path, self.storage_options, stop=self.valid_end) as source:
+            if source.size != self.size:
+                raise ValueError(f"{self.path}: the object has {source.size} bytes, not the {self.size} it had "
+                                 "when recover() read it: scan it again")
+            output = ObjectOutput(self.path, self.storage_options)
+            try:
+                while chunk := source.read(_COPY_CHUNK):
+                    output.write(chunk)
+            except BaseException:
+                output.discard()
+                raise
+        output.commit()
+
 
 def recover(path: str | os.PathLike[str], schema: Schema[Any] | None = None, type: Any = None, *,
-            strict: bool = False) -> Recovery:
+            strict: bool = False, storage_options: StorageOptions = None) -> Recovery:
     """Scan the record file at ``path`` as a crashed writer may have left it: every
     complete record, and the offset where the valid data ends (see ``Recovery``).
 
@@ -87,34 +110,31 @@ def recover(path: str | os.PathLike[str], schema: Schema[Any] | None = None, typ
     ``strict`` as ``iter_decode``'s. Records are found without the schema, each a
     msgpack map nested at most ``schema.max_depth`` (or ``DEFAULT_MAX_DEPTH``) deep;
     bytes that are not records before the end of the file are a ``DecodeError``,
-    not a torn tail.
+    not a torn tail. ``path`` may be a URL (read with ``storage_options``, once, in
+    order: memory holds a chunk and a record).
     """
-    path = os.fspath(path)
+    local = local_path(path)
+    options = None if local is not None else storage_options
+    path = local if local is not None else os.fspath(path)
     max_depth = schema.max_depth if schema is not None else DEFAULT_MAX_DEPTH
-    with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
-        data: mmap.mmap | bytes = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-    try:
-        data_start = schema_prefix_end(data, max_depth)
-        position, records = data_start, 0
-        while position < size:
-            position, count = skip_records(data, position, _SCAN_BATCH, size, max_depth, True)
-            if not count:
-                break
+    with open_input(path, options) as handle:
+        size = file_size(handle)
+        data_start, head = read_schema_prefix(handle, size, max_depth)
+        handle.seek(data_start)
+        walker = RecordWalker(handle, data_start, size, max_depth)
+        records = 0
+        while count := walker.step(_SCAN_BATCH, size)[0]:
             records += count
-        if schema is None and data_start:
-            schema = load(msgpack.unpackb(data[:data_start], raw=False, strict_map_key=False))
-    finally:
-        if isinstance(data, mmap.mmap):
-            data.close()
-    return Recovery(path, size, data_start, position, records, schema, type, strict)
+    if schema is None and data_start:
+        schema = load(msgpack.unpackb(head[:data_start], raw=False, strict_map_key=False))
+    return Recovery(path, size, data_start, walker.position, records, schema, type, strict, options)
 
 
 def _complete_records(recovery: Recovery) -> Iterator[Any]:
     assert recovery.schema is not None
-    with open(recovery.path, "rb") as handle:
-        register_file_object(handle)    # a writer of this file refuses to truncate it while it is read
-        handle.seek(recovery.data_start)
+    # registered as read: a writer of this file refuses to truncate it while it is read
+    with open_input(recovery.path, recovery.storage_options, start=recovery.data_start,
+                    stop=recovery.valid_end) as handle:
         source = _Bounded(handle, recovery.valid_end - recovery.data_start)
         yield from iter_records(recovery.schema, source, recovery.type, strict=recovery.strict,
                                 base=recovery.data_start)

@@ -13,13 +13,12 @@ map of str keys too, but its keys are its fields' tag names: one that also named
 from __future__ import annotations
 
 import mmap
-from typing import IO
-
 import msgpack
 
 from .._core import skip_records
 from .._errors import DecodeError, SchemaError
 from ..schema.model import parse_schema
+from .sources import BinaryReader
 from .self_describing import MAX_SCHEMA_SIZE
 
 #: The keys of a zebra.Schema document.
@@ -66,7 +65,7 @@ def schema_prefix_end(data: bytes | bytearray | memoryview | mmap.mmap, max_dept
     return end if is_schema_document(document) else 0
 
 
-def read_schema_prefix(handle: IO[bytes], size: int, max_depth: int) -> tuple[int, bytes]:
+def read_schema_prefix(handle: BinaryReader, size: int, max_depth: int) -> tuple[int, bytes]:
     """``schema_prefix_end`` of a file of ``size`` bytes, read from its current position
     (its start), and the bytes read: 64 KiB, more only for a schema document that needs it."""
     head = handle.read(min(size, _HEAD))

@@ -248,11 +248,14 @@ def iter_raw_records(source: Readable, *, chunk_size: int = 1 << 16,
 
     Memory holds one object plus a chunk; an object larger than
     ``max_record_size`` is a ``DecodeError``, one cut short by the end of the input a
-    ``TornTailError`` at its offset.
+    ``TornTailError`` at its offset. Reads of ``chunk_size`` take what has arrived
+    (``source`` as ``zebrapack dump`` gives it); an object is described again from its
+    start after each read.
     """
     buffer = bytearray()
     offset = 0          # stream offset of buffer[0]
     at_end = False
+    wanted = chunk_size
     while True:
         if buffer:
             try:
@@ -265,14 +268,18 @@ def iter_raw_records(source: Readable, *, chunk_size: int = 1 << 16,
                                         offset) from None
                 if len(buffer) > max_record_size:
                     raise DecodeError(f"record larger than max_record_size={max_record_size}", "$", offset) from None
+                # The bytes the value cut short needs (a read that waits for them never waits
+                # past the object), or what has arrived: describing starts over at each read.
+                wanted = max(chunk_size, incomplete.offset + incomplete.needed - offset - len(buffer))
             else:
                 yield offset, end, lines
                 del buffer[:end]
                 offset += end
+                wanted = chunk_size
                 continue
         elif at_end:
             return
-        chunk = source.read(max(chunk_size, len(buffer)))
+        chunk = source.read(wanted)
         if chunk:
             buffer += chunk
         else:
