@@ -53,11 +53,13 @@ cdef enum:
     C_FIXED_LIST = 15
     C_MAP = 16
     C_ENTRIES = 17      # a map's entries: struct<key, value>
+    C_NUMBER = 18       # msgp.Number: struct<int, uint, float32, float64>, one part set per row
 
 cdef enum:
     RAW_ANY = 0         # interface{}
     RAW_IFACE = 1       # a named interface: a map naming a struct of the schema
     RAW_STRUCT = 2      # a struct met again inside itself
+    RAW_VERBATIM = 3    # msgp.Raw: any one msgpack value
 
 cdef enum:
     MESSAGE_SIZE = 512
@@ -97,6 +99,13 @@ cdef struct Col:
     int64_t struct_name_len
     uint64_t visit
     uint64_t *seen          # visit number at which each child was read
+    # a struct's fields whose type zebrapack cannot represent: an error where a record holds one
+    int64_t n_unusable
+    int64_t *unusable_zids  # -1 and below: none (msgp mode keys them by tag only)
+    char **unusable_tags
+    int64_t *unusable_tag_lens
+    char **unusable_names
+    char **unusable_messages
 
 
 cdef struct PathStep:
@@ -712,6 +721,10 @@ cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
         for j in range(c.fixed):
             if col_fill(d, c.children[0], c.children[0].nullable, filler or null) < 0:
                 return -1
+    elif c.kind == C_NUMBER:    # the zero: int 0 (its other parts null)
+        for i in range(c.n_children):
+            if col_fill(d, c.children[i], i > 0 or null, filler or null) < 0:
+                return -1
     else:       # struct, complex, ext, entries
         for i in range(c.n_children):
             if col_fill(d, c.children[i], c.children[i].nullable, filler or null) < 0:
@@ -1020,6 +1033,32 @@ cdef int read_ext_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     return 0
 
 
+cdef int read_number_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """msgp.Number (zp_load_number): its value in the part of its family, the others null."""
+    cdef zp_number number
+    cdef int64_t size = zp_load_number(d.buf + d.pos, d.end - d.pos, &number), k
+    cdef uint32_t bits32
+    if size < 0:
+        return dec_truncated(d, d.pos, -size)
+    if size == 0:
+        return dec_type_error(d, c.go, b)
+    d.pos += size
+    for k in range(4):
+        if k != number.family - ZP_NUMBER_INT:
+            if col_fill(d, c.children[k], True, False) < 0:
+                return -1
+        elif k == 2:
+            bits32 = <uint32_t>number.bits
+            if col_fixed(d, c.children[k], &bits32) < 0:
+                return -1
+        elif col_put8(d, c.children[k], number.bits) < 0:
+            return -1
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
 cdef int64_t schema_struct_at(Dec *d) noexcept nogil:
     """The struct of the schema named by the -1 entry of the map at d.pos, as an index
     of d.struct_names, or -1 (peek_struct_plan's test; nothing consumed, no error)."""
@@ -1060,7 +1099,7 @@ cdef int validate_struct(Dec *d, int64_t index, unsigned char b) noexcept nogil:
 cdef int read_raw_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """The value's own msgpack bytes, checked as decode reads it."""
     cdef int64_t start = d.pos, named
-    if c.raw_kind != RAW_ANY:
+    if c.raw_kind == RAW_IFACE or c.raw_kind == RAW_STRUCT:
         if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
             if c.raw_kind == RAW_IFACE:
                 return dec_type_error(d, c.go, b)
@@ -1078,7 +1117,7 @@ cdef int read_raw_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             return dec_fail(d, start)
         if validate_struct(d, named, b) < 0:
             return -1
-    elif dec_skip(d, True) < 0:
+    elif dec_skip(d, c.raw_kind == RAW_ANY) < 0:     # interface{}: as Go reads it; msgp.Raw: any value
         return -1
     return col_bytes(d, c, d.buf + start, d.pos - start)
 
@@ -1164,10 +1203,24 @@ cdef inline int64_t child_by_tag(Col *c, const unsigned char *text, int64_t n, i
     return -1
 
 
+cdef int check_usable(Dec *d, Col *c, int64_t zid, const unsigned char *tag, int64_t tag_len) noexcept nogil:
+    """At the value of a key no column takes: an error if the key is a field whose type
+    zebrapack cannot represent (a nil there holds nothing); 0 otherwise."""
+    cdef int64_t i
+    for i in range(c.n_unusable):
+        if (c.unusable_zids[i] == zid and zid >= 0 and tag == NULL) or (tag != NULL and c.unusable_tag_lens[i]
+                == tag_len and memcmp(c.unusable_tags[i], tag, tag_len) == 0):
+            d.steps[d.depth].kind = P_FIELD
+            d.steps[d.depth].name = c.unusable_names[i]
+            snprintf(d.message, MESSAGE_SIZE, "%s", c.unusable_messages[i])
+            return dec_fail(d, d.pos)
+    return 0
+
+
 cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """A struct map: its fields into the children, unknown and unchosen ones skipped,
     absent ones given their zero value (read_struct's rules)."""
-    cdef int64_t n = dec_map_count(d, b), i, child, klen, header = 0
+    cdef int64_t n = dec_map_count(d, b), i, child, klen = 0, header = 0
     cdef int64_t zid = 0
     cdef uint64_t uzid = 0
     cdef unsigned char k
@@ -1176,6 +1229,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef Col *item
     cdef int rc
     cdef PathStep *step
+    cdef const unsigned char *tag
     # The cursor lives in locals: after every store through a pointer the compiler
     # must reload whatever lives behind d (no strict aliasing), so d.pos is written
     # only before a call that reads or advances it, and read back after.
@@ -1198,6 +1252,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             return dec_truncated(d, pos, 2 * (n - i))
         k = buf[pos]
         child = -1
+        tag = NULL
         if k <= 0x7f:
             pos += 1
             zid = k
@@ -1215,7 +1270,8 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             if klen == -2:
                 return -1
             if klen >= 0:
-                child = child_by_tag(c, d.buf + d.pos + header, klen, i) if c.n_children else -1
+                tag = d.buf + d.pos + header
+                child = child_by_tag(c, tag, klen, i) if c.n_children else -1
                 d.pos += header + klen
                 zid = -3
             else:
@@ -1237,6 +1293,10 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                     child = c.by_zid[zid]
             pos = d.pos
         if child < 0:                   # unknown zid or tag, Skip field, or not chosen
+            if c.n_unusable and pos < end and buf[pos] != 0xc0:
+                d.pos = pos
+                if check_usable(d, c, zid, tag, klen) < 0:
+                    return -1
             step.kind = P_ZID           # (a key cut short after it is named by this one)
             step.index = zid
             if pos < end:
@@ -1338,6 +1398,9 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
         return dec_truncated(d, d.pos, 1)
     b = d.buf[d.pos]
     if b == 0xc0:                       # nil: null where Python has None, else the zero value
+        if kind == C_NUMBER and d.strict:   # but for Go's msgp.Number, which reads numbers only (decode's rule)
+            snprintf(d.message, MESSAGE_SIZE, "expected %s (strict), found nil", c.go)
+            return dec_fail(d, d.pos)
         d.pos += 1
         return col_fill(d, c, c.nullable, False)
     rc = read_common(d, c, b)
@@ -1365,6 +1428,8 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
         return read_complex_into(d, c, b)
     if kind == C_EXT:
         return read_ext_into(d, c, b)
+    if kind == C_NUMBER:
+        return read_number_into(d, c, b)
     snprintf(d.message, MESSAGE_SIZE, "internal: column kind %d", kind)
     return dec_fail(d, d.pos)
 
@@ -1416,6 +1481,15 @@ cdef void col_free(Col *c) noexcept nogil:
     free(c.tag_lens)
     free(c.struct_name)
     free(c.seen)
+    for i in range(c.n_unusable):
+        free(c.unusable_tags[i])
+        free(c.unusable_names[i])
+        free(c.unusable_messages[i])
+    free(c.unusable_zids)
+    free(c.unusable_tags)
+    free(c.unusable_tag_lens)
+    free(c.unusable_names)
+    free(c.unusable_messages)
     free(c)
 
 
@@ -1452,11 +1526,14 @@ cdef int col_setup(Col *c, object field) except -1:
             c.children[i] = col_build(field.children[i])
     if field.raw:
         c.kind = C_RAW
-        c.raw_kind = RAW_ANY if c.wire_kind == K_INTF else RAW_IFACE if c.wire_kind == K_IFACE else RAW_STRUCT
+        c.raw_kind = (RAW_ANY if c.wire_kind == K_INTF else RAW_IFACE if c.wire_kind == K_IFACE
+                      else RAW_VERBATIM if c.wire_kind == K_RAW else RAW_STRUCT)
     elif c.wire_kind == K_C64 or c.wire_kind == K_C128:
         c.kind = C_COMPLEX
     elif c.wire_kind == K_EXT:
         c.kind = C_EXT
+    elif c.wire_kind == K_NUMBER:
+        c.kind = C_NUMBER
     elif fmt == "+s":
         c.kind = C_STRUCT if field.struct else C_ENTRIES
         if field.struct:
@@ -1505,8 +1582,8 @@ cdef void col_link_structs(Col *c, dict indexes) except *:
 
 
 cdef int struct_setup(Col *c, object field) except -1:
-    cdef int64_t i, zid
-    cdef int64_t limit = max([child.zid for child in field.children], default=-1) + 1
+    cdef int64_t i, zid, n
+    cdef int64_t limit = max([child.zid for child in field.children] + [-1]) + 1
     name = field.struct.encode("utf-8")
     c.struct_name = zp_strdup_bytes(name)
     c.struct_name_len = len(name)
@@ -1520,8 +1597,27 @@ cdef int struct_setup(Col *c, object field) except -1:
     for i in range(limit):
         c.by_zid[i] = -1
     for i, child in enumerate(field.children):
-        c.by_zid[child.zid] = <int32_t>i
+        if child.zid >= 0:              # a field without a zid is found by its tag only (msgp mode)
+            c.by_zid[child.zid] = <int32_t>i
         tag = child.tag.encode("utf-8")
         c.tags[i] = zp_strdup_bytes(tag)
         c.tag_lens[i] = len(tag)
+    n = len(field.unusable)
+    if n:
+        c.unusable_zids = <int64_t *>calloc(n, sizeof(int64_t))
+        c.unusable_tags = <char **>calloc(n, sizeof(char *))
+        c.unusable_tag_lens = <int64_t *>calloc(n, sizeof(int64_t))
+        c.unusable_names = <char **>calloc(n, sizeof(char *))
+        c.unusable_messages = <char **>calloc(n, sizeof(char *))
+        if c.unusable_zids == NULL or c.unusable_tags == NULL or c.unusable_tag_lens == NULL \
+                or c.unusable_names == NULL or c.unusable_messages == NULL:
+            raise MemoryError()
+        c.n_unusable = n
+        for i, (zid, name, tag, message) in enumerate(field.unusable):
+            c.unusable_zids[i] = zid
+            tag_bytes = tag.encode("utf-8")
+            c.unusable_tags[i] = zp_strdup_bytes(tag_bytes)
+            c.unusable_tag_lens[i] = len(tag_bytes)
+            c.unusable_names[i] = c_string(name)
+            c.unusable_messages[i] = c_string(message)
     return 0

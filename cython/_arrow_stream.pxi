@@ -415,7 +415,7 @@ cdef int col_export(Col *c, ArrowArray *out) noexcept nogil:
     if c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW:
         n_buffers = 3
     elif c.kind == C_STRUCT or c.kind == C_FIXED_LIST or c.kind == C_COMPLEX or c.kind == C_EXT \
-            or c.kind == C_ENTRIES:
+            or c.kind == C_ENTRIES or c.kind == C_NUMBER:
         n_buffers = 1
     else:
         n_buffers = 2

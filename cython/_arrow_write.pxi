@@ -219,6 +219,7 @@ cdef struct WriteCtx:
     zp_out out
     bint msgp
     bint structnames
+    bint fixext             # ext headers as the reference's EncodeMsg writes them (zp_store_ext_header)
     int64_t row
     Py_ssize_t max_depth
     WStep *path          # by level
@@ -451,6 +452,8 @@ cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         return aw_complex_value(ctx, c, i, omit)
     if kind == K_EXT:
         return aw_ext_value(ctx, c, i)
+    if kind == K_NUMBER:
+        return aw_number_value(ctx, c, i)
     with gil:
         raise AssertionError(f"no Arrow writer for plan kind {kind}")
 
@@ -666,12 +669,11 @@ cdef int aw_complex_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -
 
 
 cdef int aw_ext_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
-    """msgp.Extension: struct<code, data>; the header as msgp's thresholds choose it."""
+    """msgp.Extension: struct<code, data>; the header as the reference writes it (zp_store_ext_header)."""
     cdef int64_t at = i + c.arr.offset, code, n = 0
     cdef const unsigned char *p = NULL
     cdef WCol *code_col = c.children[0]
     cdef WCol *data_col = c.children[1]
-    cdef unsigned char *o
     if aw_is_null(code_col, at) or aw_is_null(data_col, at):
         return fail_nogil(ctx, "an ext's code or data is null")
     if code_col.src_signed:
@@ -685,25 +687,45 @@ cdef int aw_ext_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
     if n > 0xffffffffLL:
         return fail_nogil(ctx, "an ext of more than 2**32-1 bytes: msgpack's limit")
     out_check(ctx, zp_out_room(&ctx.out, 6 + n))
-    o = ctx.out.data + ctx.out.pos
-    if n == 1 or n == 2 or n == 4 or n == 8 or n == 16:
-        o[0] = 0xd4 + (0 if n == 1 else 1 if n == 2 else 2 if n == 4 else 3 if n == 8 else 4)
-        ctx.out.pos += 1
-    elif n < 0xff:
-        o[0] = 0xc7
-        o[1] = <unsigned char>n
-        ctx.out.pos += 2
-    elif n < 0xffff:
-        o[0] = 0xc8
-        zp_store_u16(o + 1, <uint16_t>n)
-        ctx.out.pos += 3
-    else:
-        o[0] = 0xc9
-        zp_store_u32(o + 1, <uint32_t>n)
-        ctx.out.pos += 5
-    ctx.out.data[ctx.out.pos] = <unsigned char><int8_t>code
-    ctx.out.pos += 1
+    ctx.out.pos += zp_store_ext_header(ctx.out.data + ctx.out.pos, n, <int8_t>code, ctx.fixext)
     return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
+
+
+cdef int aw_number_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
+    """msgp.Number (zp_store_number): from a struct<int, uint, float32, float64> with one
+    part set, or from a plain number column, whose Arrow type says the family."""
+    cdef int64_t at = i + c.arr.offset
+    cdef zp_number number
+    cdef uint32_t bits32 = 0
+    cdef WCol *src = c
+    cdef Py_ssize_t k, found = 0
+    if c.layout == L_STRUCT:
+        for k in range(4):
+            if not aw_is_null(c.children[k], at):
+                found += 1
+                src = c.children[k]
+                number.family = ZP_NUMBER_INT + k
+        if found != 1:
+            with gil:
+                return ctx_fail(ctx, f"a {_go(c)} row holds {found} of its parts ({', '.join(_NUMBER_PARTS)}): "
+                                     "exactly one says its value and family")
+        at += src.arr.offset
+    elif src.layout == L_INT:
+        number.family = ZP_NUMBER_INT if src.src_signed else ZP_NUMBER_UINT
+    else:
+        number.family = ZP_NUMBER_F32 if src.width <= 4 else ZP_NUMBER_F64
+    if src.layout == L_INT:
+        number.bits = <uint64_t>aw_read_int(src, at) if src.src_signed else aw_read_uint(src, at)
+    elif src.width == 8:
+        number.bits = zp_double_bits((<const double *>src.data1)[at])
+    elif src.width == 4:
+        number.bits = (<const uint32_t *>src.data1)[at]      # float32 bits as they are
+    else:                           # half float: exactly a float32
+        zp_f32_bits_from_double(aw_half_to_double((<const uint16_t *>src.data1)[at]), &bits32)
+        number.bits = bits32
+    out_check(ctx, zp_out_room(&ctx.out, 9))
+    ctx.out.pos += zp_store_number(ctx.out.data + ctx.out.pos, &number)
+    return 1
 
 
 cdef int aw_raw(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
@@ -712,6 +734,14 @@ cdef int aw_raw(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef const unsigned char *p = NULL
     cdef int64_t n = 0
     aw_read_bytes(ctx, c, i, &p, &n)
+    if c.kind == K_RAW:
+        if n == 0:                          # decode's b"": written as encode writes it, nil
+            return put1(ctx, 0xc0) + 1
+        with gil:
+            problem = raw_problem(p, n, ctx.max_depth - (c.level - 1))
+            if problem is not None:
+                ctx_fail(ctx, f"{_go(c)} must hold exactly one msgpack value: {problem}")
+        return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
     if n == 1 and p[0] == 0xc0 and c.kind == K_IFACE:
         return aw_null(ctx, c, omit)     # a nil named interface is None to decode
     if n == 1 and p[0] == 0xc0 and c.kind == K_STRUCT:
@@ -765,11 +795,10 @@ cdef int aw_list(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t start = 0, n = 0, j
     cdef WCol *item = c.children[0]
     aw_list_range(ctx, c, i, &start, &n)
-    if c.kind == K_ARRAY:
-        if n != c.length:
-            with gil:
-                return ctx_fail(ctx, f"expected {_go(c)}: {c.length} elements, got {n}")
-    elif n == 0 and omit:
+    if c.kind == K_ARRAY and n != c.length:
+        with gil:
+            return ctx_fail(ctx, f"expected {_go(c)}: {c.length} elements, got {n}")
+    if n == 0 and omit:         # a [0]T array too (write_sequence)
         return 0
     out_check(ctx, zp_out_header(&ctx.out, n, 0x90, 15, 0, 0xdc, 0xdd))
     aw_enter_level(ctx, c)
@@ -1026,6 +1055,11 @@ cdef dict _LIST_FORMATS = {"+l": L_LIST, "+L": L_LARGE_LIST, "+vl": L_LIST_VIEW,
 cdef dict _PER_SECOND = {"s": 1, "m": 1000, "u": 1000000, "n": 1000000000}
 
 
+#: msgp.Number as a struct (zebrapack.arrow's mapping): the part set in a row says the family.
+cdef tuple _NUMBER_PARTS = ("int", "uint", "float32", "float64")
+cdef tuple _NUMBER_PART_FORMATS = (("c", "s", "i", "l"), ("C", "S", "I", "L"), ("f",), ("g",))
+
+
 cdef int _fixed_size(str fmt, str prefix) except -2:
     """N of "w:N" / "+w:N", or -1 when fmt is not of that shape."""
     if not fmt.startswith(prefix):
@@ -1054,6 +1088,8 @@ cdef str _child_path(WCol *c, Py_ssize_t k, str path):
     cdef WCol *child = c.children[k]
     if child.field != NULL:
         return f"{path}.{(<FieldPlan>child.field).name}"
+    if c.kind == K_NUMBER:
+        return f"{path}.{_NUMBER_PARTS[k]}"
     return path + ((".real", ".imag") if c.kind == K_C64 or c.kind == K_C128 else (".code", ".data"))[k]
 
 
@@ -1135,7 +1171,7 @@ cdef class ArrowRecordEncoder:
         memset(&self.ctx, 0, sizeof(WriteCtx))
 
     def __init__(self, Codec codec, str struct_name, _ArrowType arrow_type, *, bint structnames=True,
-                 str mode="zebrapack"):
+                 str mode="zebrapack", bint fixext=False):
         self.codec = codec
         self.plan = codec._plan_for_type(struct_name)
         self.msgp = _mode_is_msgp(mode)
@@ -1145,11 +1181,12 @@ cdef class ArrowRecordEncoder:
         self.warned = set()
         if arrow_type.format != "+s":
             raise ValueError(f"a stream of record batches has struct rows, not Arrow format {arrow_type.format!r}")
-        self.root = self._new_col(W_VALUE, K_STRUCT, 1)
-        self.root.layout = L_STRUCT
-        self._build_struct(self.root, self.plan, arrow_type, self.plan.name)
         self.ctx.msgp = self.msgp
         self.ctx.structnames = self.structnames
+        self.ctx.fixext = fixext        # before the columns: their constant bytes are written with it
+        self.root = self._new_col(W_VALUE, K_STRUCT, 1)
+        self.root.layout = L_STRUCT
+        self._build_struct(self.root, self.plan, arrow_type, self.plan.name, False)
         self.ctx.max_depth = codec.max_depth
         self.ctx.root_name = <PyObject *>self.plan.name
         self.ctx.codec = <PyObject *>codec
@@ -1204,12 +1241,16 @@ cdef class ArrowRecordEncoder:
         c.n_children = n
         return 0
 
-    cdef int _build_struct(self, WCol *c, StructPlan sp, _ArrowType node, str path) except -1:
+    cdef int _build_struct(self, WCol *c, StructPlan sp, _ArrowType node, str path, bint inlined) except -1:
+        """The columns of struct sp; ``inlined``: TypePlan.inlined (msgp mode writes every field)."""
         cdef FieldPlan fp
         cdef WCol *f
         cdef Py_ssize_t k
         if node.format != "+s":
             _schema_error(path, f"expected a struct column for {sp.name}, found Arrow format {node.format!r}")
+        if sp.without_zid is not None and not self.msgp:
+            _schema_error(path, f"{sp.name}.{sp.without_zid} has no zid (the schema was made for -msgp): "
+                                f"zebrapack mode keys fields by zid; write with mode='msgp'")
         by_name = {}
         for k, child in enumerate(node.children):
             if (<_ArrowType>child).name in by_name:
@@ -1230,6 +1271,9 @@ cdef class ArrowRecordEncoder:
         for k, item in enumerate(fields):
             fp = <FieldPlan>item
             sub = f"{path}.{fp.name}"
+            if fp.name in by_name and fp.type.kind == K_UNUSABLE:
+                _schema_error(sub, f"no column can be written as {fp.type.go}, which zebrapack cannot "
+                                   f"represent ({fp.type.reason})")
             if fp.name in by_name:
                 f = self._build_value(fp.type, node.children[by_name[fp.name]], sub, c.level + 1, fp.time_field)
                 c.arrow_index[k] = by_name[fp.name]
@@ -1239,21 +1283,21 @@ cdef class ArrowRecordEncoder:
             else:
                 f = self._new_col(W_CONST, fp.type.kind, c.level + 1)
                 c.arrow_index[k] = -1
-                zero = self._zero_field(fp)
+                zero = self._zero_field(fp, inlined)
                 f.const_bytes = self._borrow(zero)
                 f.const_len = len(zero)
             f.field = <PyObject *>fp
-            f.omit = fp.omitempty or not self.msgp
+            f.omit = _omits(fp, self.msgp, inlined)
             f.deprecated = fp.deprecated
             if fp.deprecated:
                 self.deprecated.append((sp, fp, <Py_ssize_t>f))
             c.children[k] = f
         return 0
 
-    cdef bytes _zero_field(self, FieldPlan fp):
+    cdef bytes _zero_field(self, FieldPlan fp, bint inlined):
         """Key and zero value of a field without a column, as encode writes it (b"" when left out)."""
         return self._packed(fp.tag_key if self.msgp else fp.zid_key, fp.type, None if fp.time_field else make_zero(fp.type),
-                            fp.omitempty or not self.msgp, fp.time_field)
+                            _omits(fp, self.msgp, inlined), fp.time_field)
 
     cdef bytes _packed(self, bytes key, TypePlan t, object value, bint omit, bint time_field):
         """key and value as encode's own writers write them (b"" when omit leaves the value out)."""
@@ -1264,6 +1308,7 @@ cdef class ArrowRecordEncoder:
         w.cap = 64
         w.msgp = self.msgp
         w.structnames = self.structnames
+        w.fixext = self.ctx.fixext
         w.by_class = <PyObject *>self.codec._by_class
         trail_init(&w.trail, self.codec.max_depth)
         out = PyBytes_FromStringAndSize(NULL, w.cap)
@@ -1315,7 +1360,7 @@ cdef class ArrowRecordEncoder:
                                     f"ext and time fields are nullable)")
             c.layout = L_NULL
             return c
-        if kind in (K_INTF, K_IFACE) or (kind == K_STRUCT and fmt in _BIN_FORMATS):
+        if kind in (K_INTF, K_IFACE, K_RAW) or (kind == K_STRUCT and fmt in _BIN_FORMATS):
             if fmt not in _BIN_FORMATS or fmt.endswith("u"):
                 self._mismatch(path, t, fmt, "binary holding msgpack bytes")
             c.how = W_RAW
@@ -1369,14 +1414,26 @@ cdef class ArrowRecordEncoder:
             c.per_second = _PER_SECOND[fmt[2]]
             return c
         if kind == K_STRUCT:
-            self._build_struct(c, t.struct_plan, node, path)
+            self._build_struct(c, t.struct_plan, node, path, t.inlined)
             c.layout = L_STRUCT
             return c
         if kind == K_C64 or kind == K_C128:
-            self._build_parts(c, node, path, t, ("real", "imag"), ("f", "g"), ("f", "g"))
+            self._build_parts(c, node, path, t, ("real", "imag"), (("f", "g"), ("f", "g")))
             return c
         if kind == K_EXT:
-            self._build_parts(c, node, path, t, ("code", "data"), tuple(_INT_FORMATS), ("z", "Z", "vz"))
+            self._build_parts(c, node, path, t, ("code", "data"), (tuple(_INT_FORMATS), ("z", "Z", "vz")))
+            return c
+        if kind == K_NUMBER:
+            if fmt == "+s":     # zebrapack.number, as the reader gives it: one part set per row
+                self._build_parts(c, node, path, t, _NUMBER_PARTS, _NUMBER_PART_FORMATS)
+            elif fmt in _INT_FORMATS:       # a plain number column: its Arrow type says the family
+                c.layout = L_INT
+                c.width, c.src_signed = _INT_FORMATS[fmt]
+            elif fmt in ("e", "f", "g"):
+                c.layout = L_FLOAT
+                c.width = {"e": 2, "f": 4, "g": 8}[fmt]
+            else:
+                self._mismatch(path, t, fmt, f"a struct<{', '.join(_NUMBER_PARTS)}> or a number column")
             return c
         if kind == K_SLICE or kind == K_ARRAY:
             fixed = _fixed_size(fmt, "+w:")
@@ -1406,18 +1463,19 @@ cdef class ArrowRecordEncoder:
         raise AssertionError(f"no Arrow writer for plan kind {kind}")
 
     cdef int _build_parts(self, WCol *c, _ArrowType node, str path, TypePlan t, tuple names,
-                          tuple first_formats, tuple second_formats) except -1:
-        """complex (real, imag) and ext (code, data): a struct of two named columns."""
+                          tuple formats) except -1:
+        """complex (real, imag), ext (code, data) and number (int, uint, float32, float64): a
+        struct of named columns, each of one of its formats (formats[k] for names[k])."""
         cdef WCol *part
         cdef Py_ssize_t k
         if node.format != "+s" or sorted(child.name for child in node.children) != sorted(names):
             self._mismatch(path, t, node.format, f"a struct<{', '.join(names)}>")
         c.layout = L_STRUCT
-        self._children(c, 2)
+        self._children(c, len(names))
         for k, child in enumerate(node.children):
             slot = names.index((<_ArrowType>child).name)
             fmt = (<_ArrowType>child).format
-            if fmt not in (first_formats if slot == 0 else second_formats):
+            if fmt not in formats[slot]:
                 self._mismatch(f"{path}.{names[slot]}", t, fmt, "its part")
             part = self._new_col(W_VALUE, K_BYTES, c.level)
             part.width = 8 if fmt == "g" else 4
@@ -1545,6 +1603,12 @@ cdef class ArrowRecordEncoder:
                 self.warned.add(address)
                 warn_deprecated(<StructPlan>sp, <FieldPlan>fp)
         return 0
+
+
+cdef inline bint _omits(FieldPlan fp, bint msgp, bint inlined):
+    """Whether a zero value of the field is left out, as write_struct decides: every zero
+    in zebrapack mode; in msgp mode the omitempty fields' (none of an inlined struct)."""
+    return not msgp or (fp.omitempty and not inlined)
 
 
 cdef int _schema_error(str path, str message) except -1:

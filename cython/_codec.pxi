@@ -276,12 +276,14 @@ cdef class Codec:
         return <PyObject *>plan     # borrowed: held by _by_class and _plans
 
     @cython.final
-    cdef inline void _start_encode(self, Writer *w, StructPlan plan, bint structnames, bint msgp) noexcept:
+    cdef inline void _start_encode(self, Writer *w, StructPlan plan, bint structnames, bint msgp,
+                                   bint fixext) noexcept:
         """The writer's mode and trail for one record of plan."""
         trail_init(&w.trail, self.max_depth)
         w.trail.root = <PyObject *>plan.name
         w.msgp = msgp
         w.structnames = structnames and not msgp
+        w.fixext = fixext
         w.by_class = <PyObject *>self._by_class
 
     cdef int _encode_failed(self, Writer *w) except -1:
@@ -300,7 +302,7 @@ cdef class Codec:
     cdef int _run_encode(self, Writer *w, StructPlan plan, object obj) except -1:
         """The record at w.pos, once _start_encode has set the writer up."""
         cdef Py_ssize_t start = w.pos
-        if not write_flat_root(w, plan, obj) and _write_struct_unchecked(w, plan, obj, w.structnames) < 0:
+        if not write_flat_root(w, plan, obj) and _write_struct_unchecked(w, plan, obj, w.structnames, False) < 0:
             self._encode_failed(w)
         trail_release(&w.trail)
         record_encoded_size(plan, w.pos - start)
@@ -312,24 +314,26 @@ cdef class Codec:
     # does not come here but goes straight to _encode (_encode_fastcall below).
     @cython.binding(False)
     @cython.embedsignature.format("clinic")
-    def encode(self, obj, *, bint structnames=True, str mode="zebrapack"):
+    def encode(self, obj, *, bint structnames=True, str mode="zebrapack", bint fixext=False):
         """Encode one instance of a schema struct, by the declared types; returns bytes.
 
         ``structnames=False`` leaves out the -1 entries (the reference's
         ``-no-structnames-onwire``); ``mode="msgp"`` writes string keys as the
-        reference's ``-msgp`` flag. Raises ``EncodeError`` for any value the Go
-        reader would reject.
+        reference's ``-msgp`` flag. Extensions of 1, 2, 4, 8 or 16 bytes get an
+        ext8 header as the reference's ``MarshalMsg`` writes them; ``fixext=True``
+        writes the fixext headers of its ``EncodeMsg`` instead (Go reads both).
+        Raises ``EncodeError`` for any value the Go reader would reject.
         """
-        return self._encode(<PyObject *>obj, structnames, _mode_is_msgp(mode))
+        return self._encode(<PyObject *>obj, structnames, _mode_is_msgp(mode), fixext)
 
     @cython.final
-    cdef object _encode(self, PyObject *obj, bint structnames, bint msgp):
+    cdef object _encode(self, PyObject *obj, bint structnames, bint msgp, bint fixext):
         """encode's work, its arguments known (obj borrowed from the caller)."""
         cdef Writer w
         cdef unsigned char small[SMALL_RECORD]
         cdef StructPlan plan = <StructPlan>self._plan_of(<object>obj)
         cdef Py_ssize_t hint = struct_size_hint(plan)
-        self._start_encode(&w, plan, structnames, msgp)
+        self._start_encode(&w, plan, structnames, msgp, fixext)
         w.out_array = NULL
         w.has_view = False
         w.pos = 0
@@ -347,7 +351,7 @@ cdef class Codec:
             del out
             w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
         if not write_flat_root(&w, plan, <object>obj) \
-                and _write_struct_unchecked(&w, plan, <object>obj, w.structnames) < 0:
+                and _write_struct_unchecked(&w, plan, <object>obj, w.structnames, False) < 0:
             Py_XDECREF(w.out_bytes)
             self._encode_failed(&w)
         if w.trail.entries != w.trail.inline_entries:     # a deep record (depth is 0 again)
@@ -365,7 +369,7 @@ cdef class Codec:
     @cython.binding(False)
     @cython.embedsignature.format("clinic")
     def encode_into(self, obj, bytearray buffer, Py_ssize_t offset=0, *, bint structnames=True,
-                    str mode="zebrapack"):
+                    str mode="zebrapack", bint fixext=False):
         """Encode into ``buffer`` from ``offset`` (-1: its end), leaving it exactly
         offset + the record long; nothing is copied on the way. On error the
         buffer is cut back to ``offset``."""
@@ -386,7 +390,7 @@ cdef class Codec:
         w.has_view = True
         w.data = <unsigned char *>w.view.buf
         try:
-            self._start_encode(&w, plan, structnames, _mode_is_msgp(mode))    # a bad mode cuts back too
+            self._start_encode(&w, plan, structnames, _mode_is_msgp(mode), fixext)    # a bad mode cuts back too
             self._run_encode(&w, plan, obj)
         except BaseException:
             w.pos = offset
@@ -433,7 +437,7 @@ cdef object _encode_parsing = Codec.__dict__["encode"]
 
 cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames):
     if kwnames == NULL and nargs == 1:
-        return (<Codec>self)._encode(args[0], True, False)
+        return (<Codec>self)._encode(args[0], True, False, False)
     return PyObject_Vectorcall(_encode_parsing.__get__(self, Codec), args, nargs, kwnames)
 
 # its docstring with the text signature first, as the def's (kept alive here)

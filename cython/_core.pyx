@@ -98,6 +98,18 @@ cdef extern from "zp_wire.h":
     int zp_double_fits_f32(double d) noexcept nogil
     int zp_i64_fits_double(int64_t v) noexcept nogil
     int zp_u64_fits_double(uint64_t v) noexcept nogil
+    Py_ssize_t zp_store_ext_header(unsigned char *p, Py_ssize_t n, int8_t code, int fixext) noexcept nogil
+    enum:
+        ZP_NUMBER_NONE
+        ZP_NUMBER_INT
+        ZP_NUMBER_UINT
+        ZP_NUMBER_F32
+        ZP_NUMBER_F64
+    ctypedef struct zp_number:
+        int family
+        uint64_t bits
+    Py_ssize_t zp_load_number(const unsigned char *p, Py_ssize_t left, zp_number *out) noexcept nogil
+    Py_ssize_t zp_store_number(unsigned char *p, const zp_number *n) noexcept nogil
 
 cdef extern from "zp_civil.h":
     int64_t ZP_GO_ZERO_SECONDS

@@ -13,6 +13,7 @@ cdef struct Writer:
     bint has_view
     bint msgp                   # msgp mode: string keys, no -1 names, only omitempty omitted
     bint structnames
+    bint fixext                 # ext headers as the reference's EncodeMsg writes them (zp_store_ext_header)
     PyObject *by_class          # borrowed dict: class -> StructPlan
     Trail trail
 
@@ -177,31 +178,6 @@ cdef inline int put_map_header(Writer *w, Py_ssize_t n) except -1:
         w.pos += 1
         return 0
     return put_length_header(w, n, 0x80, 15, 0, 0xde, 0xdf)
-
-
-cdef int put_ext_header(Writer *w, Py_ssize_t n, int8_t code) except -1:
-    ensure(w, 6)
-    cdef unsigned char *p = w.data + w.pos
-    if n == 1 or n == 2 or n == 4 or n == 8 or n == 16:
-        p[0] = 0xd4 + (0 if n == 1 else 1 if n == 2 else 2 if n == 4 else 3 if n == 8 else 4)
-        w.pos += 1
-    elif n < 0xff:      # msgp's thresholds: ext8 below 255 bytes, ext16 below 65535
-        p[0] = 0xc7
-        p[1] = <unsigned char>n
-        w.pos += 2
-    elif n < 0xffff:
-        p[0] = 0xc8
-        zp_store_u16(p + 1, <uint16_t>n)
-        w.pos += 3
-    elif n <= ZP_MAX_LENGTH32:
-        p[0] = 0xc9
-        zp_store_u32(p + 1, <uint32_t>n)
-        w.pos += 5
-    else:
-        writer_fail(w, f"ext of {n} bytes exceeds msgpack's 2**32-1 limit")
-    w.data[w.pos] = <unsigned char>code
-    w.pos += 1
-    return 0
 
 
 cdef inline int put_f64(Writer *w, double d) except -1:
@@ -455,21 +431,116 @@ cdef int write_ext(Writer *w, TypePlan t, object value, bint omit) except -1:
         return put_byte(w, 0xc0) + 1
     if not isinstance(value, _ExtTypes):
         return writer_type_error(w, t, value)
-    put_ext_value(w, value)
+    put_ext_value(w, value, w.fixext)
     return 1
 
 
-cdef int put_ext_value(Writer *w, object value) except -1:
+cdef int put_ext_value(Writer *w, object value, bint fixext) except -1:
+    """An Ext: its header (zp_store_ext_header; ``fixext``: the EncodeMsg forms), its data."""
     code, data = value
     if not isinstance(code, int) or not -128 <= code <= 127:
         writer_fail(w, f"ext code {code!r} is not in -128..127")
     if not isinstance(data, bytes):
         writer_fail(w, f"ext data must be bytes, not {type(data).__name__}")
-    put_ext_header(w, PyBytes_GET_SIZE(data), code)
+    if PyBytes_GET_SIZE(data) > ZP_MAX_LENGTH32:
+        writer_fail(w, f"ext of {PyBytes_GET_SIZE(data)} bytes exceeds msgpack's 2**32-1 limit")
+    ensure(w, 6)
+    w.pos += zp_store_ext_header(w.data + w.pos, PyBytes_GET_SIZE(data), code, fixext)
     return put_bytes_object(w, data)
 
 
+# -- msgp.Raw, msgp.Number ----------------------------------------------------------
+
+cdef int write_raw(Writer *w, TypePlan t, object value) except -1:
+    """msgp.Raw: bytes holding one msgpack value, written verbatim once checked to be
+    exactly one value (raw_problem); empty bytes write nil, as the reference's
+    Raw does. Never empty to the reference generator: always written."""
+    cdef Py_buffer view
+    if PyUnicode_Check(value):
+        return writer_type_error(w, t, value, "a string where msgpack bytes are declared")
+    if not (PyBytes_Check(value) or PyByteArray_Check(value) or isinstance(value, memoryview)):
+        return writer_type_error(w, t, value, "the bytes of one msgpack value")
+    PyObject_GetBuffer(value, &view, PyBUF_SIMPLE)
+    try:
+        if view.len == 0:
+            return put_byte(w, 0xc0) + 1
+        problem = raw_problem(<const unsigned char *>view.buf, view.len, w.trail.max_depth - w.trail.depth)
+        if problem is not None:
+            return writer_fail(w, f"{t.go} must hold exactly one msgpack value: {problem}")
+        put_raw(w, view.buf, view.len)
+        return 1
+    finally:
+        PyBuffer_Release(&view)
+
+
+cdef str raw_problem(const unsigned char *p, Py_ssize_t n, Py_ssize_t max_levels):
+    """Why the n bytes at p are not exactly one msgpack value nested at most max_levels
+    deep, as decode's own skip_value reads it (a msgp.Raw or preserved bytes, written
+    verbatim, must read back), or None."""
+    cdef Reader r
+    r.buf = p
+    r.pos = 0
+    r.end = n
+    r.base = 0
+    r.strict = False
+    r.truncated = False
+    r.values_left = n
+    r.zeros_left = 0
+    r.plans = NULL
+    trail_init(&r.trail, max(max_levels, 1))
+    try:
+        skip_value(&r)
+        if r.pos != r.end:
+            reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
+    except _DecodeError as exc:
+        inside = "" if exc.path == "$" else f", in {exc.path[1:]}"
+        return f"{exc.reason} (at byte {exc.offset}{inside})"
+    finally:
+        trail_release(&r.trail)
+    return None
+
+
+cdef int write_number(Writer *w, TypePlan t, object value) except -1:
+    """msgp.Number: an int, GoUint64, GoFloat32 or float, in the family its type says
+    (put_go_number). Never empty to the reference generator: always written."""
+    if PyBool_Check(value) or not (PyLong_Check(value) or PyFloat_Check(value)):
+        return writer_type_error(w, t, value, "an int, GoUint64, GoFloat32 or float")
+    return put_go_number(w, value) + 1
+
+
+cdef int write_unusable(Writer *w, TypePlan t, object value) except -1:
+    """A field whose type zebrapack cannot represent: left out when None, else an error."""
+    if value is None:
+        return 0
+    return writer_fail(w, f"{t.go} cannot be represented by zebrapack ({t.reason}): the field must be "
+                          f"None, not {type(value).__name__} {_short_repr(value)}")
+
+# Called through pointers, out of write_value (whose size decides what the C compiler
+# inlines into the writers of every kind).
+cdef int (*_write_raw)(Writer *, TypePlan, object) except -1
+cdef int (*_write_number)(Writer *, TypePlan, object) except -1
+cdef int (*_write_unusable)(Writer *, TypePlan, object) except -1
+_write_raw = write_raw
+_write_number = write_number
+_write_unusable = write_unusable
+
+
 # -- containers and structs -------------------------------------------------------
+
+# GCC inlines within one budget for the whole module (its inline-unit-growth), spent in
+# an order that any change elsewhere reshuffles; the element writer of the hottest loops
+# (write_sequence, write_map) is inlined always, whatever the rest of the module became.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    struct __pyx_t_9zebrapack_5_core_Writer;
+    struct __pyx_obj_9zebrapack_5_core_TypePlan;
+    static inline int __pyx_f_9zebrapack_5_core_write_exact_scalar(
+        struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_obj_9zebrapack_5_core_TypePlan *, PyObject *)
+        __attribute__((always_inline));
+    #endif
+    """
+
 
 cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except -1:
     """The common element of a slice or map: an exact int, float, ASCII str or bool
@@ -577,10 +648,9 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         detail = "None is only allowed for pointers and interfaces" if value is None else None
         return writer_type_error(w, t, value, detail)
     n = PyList_GET_SIZE(value) if is_list else PyTuple_GET_SIZE(value)
-    if t.kind == K_ARRAY:
-        if n != t.length:
-            return writer_fail(w, f"expected {t.go}: {t.length} elements, got {n}")
-    elif n == 0 and omit:
+    if t.kind == K_ARRAY and n != t.length:
+        return writer_fail(w, f"expected {t.go}: {t.length} elements, got {n}")
+    if n == 0 and omit:         # a [0]T array too: the reference's emptiness test is len() == 0
         return 0
     put_array_header(w, n)
     writer_enter(w)
@@ -858,10 +928,12 @@ cdef inline void close_struct_map(Writer *w, Py_ssize_t header_pos, Py_ssize_t h
     _store_map_header(w.data + header_pos, count, small)
 
 
-cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
+cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint inlined) except -1:
     """Fields in zid order (declaration order in msgp mode) under a map header
-    sized for the fields actually written, as the reference writes it."""
-    cdef FieldC *fields = sp.cmsgp_fields if w.msgp else sp.cfields
+    sized for the fields actually written, as the reference writes it. ``inlined``:
+    the reference generator inlined the struct here (TypePlan.inlined), so that in
+    msgp mode every field is written, omitempty or not."""
+    cdef FieldC *fields = (sp.cmsgp_every if inlined else sp.cmsgp_fields) if w.msgp else sp.cfields
     cdef FieldC *fc
     cdef Py_ssize_t count, key_pos, header_pos, header_size, j, n
     cdef Py_ssize_t next_unknown = 0, unknown_count = 0
@@ -870,8 +942,8 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
     cdef bint omit, omit_zeros = not w.msgp    # msgp mode omits only omitempty fields
     cdef int written
     cdef list unknown = None
-    if sp.preserve:
-        unknown = unknown_entries(w, sp, obj)
+    if sp.prologue:
+        unknown = _struct_prologue(w, sp, obj)
         unknown_count = len(unknown)
     header_size = map_header_size(sp.field_count + with_name + unknown_count)
     ensure(w, header_size + sp.name_entry_len)
@@ -920,7 +992,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
         elif fc.nested != NULL and held is not None and PyObject_TypeCheck(held, (<StructPlan>fc.nested).tp):
             # a struct or a non-nil *struct: written here, without write_value's C frame
             # (pointer fields are how structs recurse deeply)
-            written = write_struct(w, <StructPlan>fc.nested, held, w.structnames and not w.msgp)
+            written = write_struct(w, <StructPlan>fc.nested, held, w.structnames and not w.msgp, fc.nested_inlined)
         elif fc.elem != NULL and held is not None:
             # a non-nil *T is written as T without the pointer's own C frame
             written = write_value(w, <TypePlan>fc.elem, held, False)
@@ -938,6 +1010,20 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name) exce
     trail_leave(&w.trail)
     close_struct_map(w, header_pos, header_size, count)
     return 1
+
+
+cdef list struct_prologue(Writer *w, StructPlan sp, object obj):
+    """What write_struct checks and gathers first for some structs (StructPlan.prologue):
+    a field without a zid is an error in zebrapack mode; the preserved unknown entries."""
+    if sp.without_zid is not None and not w.msgp:
+        writer_fail(w, f"{sp.name}.{sp.without_zid} has no zid (the schema was made for -msgp): "
+                       f"zebrapack mode keys fields by zid; encode it with mode='msgp'")
+    return unknown_entries(w, sp, obj) if sp.preserve else []
+
+# Called through a pointer: out of write_struct, which the C compiler then keeps small
+# enough to take write_inline_field in line.
+cdef list (*_struct_prologue)(Writer *, StructPlan, object)
+_struct_prologue = struct_prologue
 
 
 cdef inline int write_flat_root(Writer *w, StructPlan sp, object obj) except -1:
@@ -986,7 +1072,7 @@ cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name)
 
 # write_struct called without Cython's check of its result, by the entry points, which
 # test it themselves: their success path then needs no try (see Codec._encode_failed).
-ctypedef int (*unchecked_struct_writer)(Writer *, StructPlan, object, bint) noexcept
+ctypedef int (*unchecked_struct_writer)(Writer *, StructPlan, object, bint, bint) noexcept
 cdef unchecked_struct_writer _write_struct_unchecked = <unchecked_struct_writer>write_struct
 
 
@@ -1063,25 +1149,10 @@ cdef int put_unknown_entry(Writer *w, tuple entry) except -1:
 cdef int check_raw_value(Writer *w, object key, bytes raw) except -1:
     """A preserved value must be one msgpack value that decoding reads back (nested
     no deeper than the codec allows from here), or the record written is unreadable."""
-    cdef Reader r
-    r.buf = <const unsigned char *>PyBytes_AS_STRING(raw)
-    r.pos = 0
-    r.end = PyBytes_GET_SIZE(raw)
-    r.base = 0
-    r.strict = False
-    r.truncated = False
-    r.values_left = r.end
-    r.zeros_left = 0
-    r.plans = NULL
-    trail_init(&r.trail, max(w.trail.max_depth - w.trail.depth, 1))
-    try:
-        skip_value(&r)
-        if r.pos != r.end:
-            reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
-    except _DecodeError as exc:
-        writer_fail(w, f"{UNKNOWN_ATTR}[{key!r}] is not one msgpack value: {exc}")
-    finally:
-        trail_release(&r.trail)
+    problem = raw_problem(<const unsigned char *>PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw),
+                          w.trail.max_depth - w.trail.depth)
+    if problem is not None:
+        writer_fail(w, f"{UNKNOWN_ATTR}[{key!r}] is not one msgpack value: {problem}")
     return 0
 
 
@@ -1121,7 +1192,7 @@ cdef int write_named_struct(Writer *w, TypePlan t, object value, bint omit) exce
     plan = plan_of_instance(<dict>w.by_class, value)
     if plan is None:
         return writer_type_error(w, t, value, "not an instance of a struct of this schema")
-    return write_struct(w, <StructPlan>plan, value, True)
+    return write_struct(w, <StructPlan>plan, value, True, False)
 
 
 cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
@@ -1137,7 +1208,7 @@ cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
     if kind == K_STRUCT:
         if not PyObject_TypeCheck(value, t.struct_plan.tp):
             return writer_type_error(w, t, value)
-        return write_struct(w, t.struct_plan, value, w.structnames and not w.msgp)
+        return write_struct(w, t.struct_plan, value, w.structnames and not w.msgp, t.inlined)
     if kind == K_SLICE or kind == K_ARRAY:
         return write_sequence(w, t, value, omit)
     if kind == K_MAP:
@@ -1164,6 +1235,12 @@ cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
         return write_complex(w, t, value, omit)
     if kind == K_EXT:
         return write_ext(w, t, value, omit)
+    if kind == K_RAW:
+        return _write_raw(w, t, value)
+    if kind == K_NUMBER:
+        return _write_number(w, t, value)
+    if kind == K_UNUSABLE:
+        return _write_unusable(w, t, value)
     raise AssertionError(f"unknown plan kind {kind}")
 
 
@@ -1200,20 +1277,8 @@ cdef int write_any(Writer *w, object value) except -1:
             return put_byte(w, 0xc0) + 1
         if PyBool_Check(value):
             return put_byte(w, 0xc3 if value is True else 0xc2) + 1
-        if PyLong_Check(value):
-            if Py_TYPE(value) == <PyTypeObject *>_GoUint64:
-                return put_go_uint64(w, value) + 1
-            # Go's interface encoding: int64 in the signed family, beyond it uint64.
-            sv = PyLong_AsLongLongAndOverflow(value, &overflow)
-            if overflow == 0:
-                return put_signed(w, sv) + 1
-            if overflow > 0 and value.bit_length() <= 64:
-                return put_unsigned(w, PyLong_AsUnsignedLongLong(value)) + 1
-            return writer_fail(w, f"int {_short_repr(value)} does not fit int64 or uint64")
-        if PyFloat_Check(value):
-            if Py_TYPE(value) == <PyTypeObject *>_GoFloat32:
-                return put_f32(w, _FLOAT32_PLAN, PyFloat_AS_DOUBLE(value), value) + 1
-            return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
+        if PyLong_Check(value) or PyFloat_Check(value):
+            return put_go_number(w, value) + 1
         if PyUnicode_Check(value):
             text = PyUnicode_AsUTF8AndSize(value, &length)
             return put_str(w, text, length) + 1
@@ -1229,8 +1294,8 @@ cdef int write_any(Writer *w, object value) except -1:
         if type(value) is _GoTime:
             return put_time(w, value.seconds, value.nanoseconds) + 1
         if isinstance(value, _ExtTypes):
-            check_any_ext(w, value)
-            return put_ext_value(w, value) + 1
+            # an ext 3 or 4 that Go reads is a complex64 / complex128: their fixext header
+            return put_ext_value(w, value, w.fixext or check_any_ext(w, value)) + 1
     if tp == &PyList_Type:
         # An atomic item needs no trail entry (nothing can fail there but memory):
         # written directly; the rest is written by write_any, its index in the trail.
@@ -1288,7 +1353,7 @@ cdef int write_any(Writer *w, object value) except -1:
         return 1
     plan = plan_of_instance(<dict>w.by_class, value)
     if plan is not None:
-        return write_struct(w, <StructPlan>plan, value, not w.msgp)
+        return write_struct(w, <StructPlan>plan, value, not w.msgp, False)
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
 
 
@@ -1376,24 +1441,50 @@ cdef TypePlan _standalone_plan(int kind, str go):
 cdef TypePlan _BYTES_PLAN = _standalone_plan(K_BYTES, "[]byte")
 cdef TypePlan _COMPLEX128_PLAN = _standalone_plan(K_C128, "complex128")
 cdef TypePlan _COMPLEX64_PLAN = _standalone_plan(K_C64, "complex64")
-cdef TypePlan _FLOAT32_PLAN = _standalone_plan(K_F32, "float32")
 
 
-cdef int put_go_uint64(Writer *w, object value) except -1:
-    """A GoUint64: the smallest unsigned form, as Go's WriteUint64 (fixint below 128)."""
-    if value < 0 or value.bit_length() > 64:
-        writer_fail(w, f"{_short_repr(value)} is outside the range of uint64 (0..{UINT64_MAX})")
-    return put_unsigned(w, PyLong_AsUnsignedLongLong(value))
+cdef int put_go_number(Writer *w, object value) except -1:
+    """A number (an int or a float, not a bool) in the family of its Go type, as an
+    interface{} or msgp.Number holds it (zp_store_number): an int is an int64 (beyond
+    it, up to 2**64-1, a uint64), a GoUint64 a uint64, a GoFloat32 a float32, a float
+    a float64."""
+    cdef zp_number number
+    cdef int overflow = 0
+    cdef uint32_t bits = 0
+    if PyFloat_Check(value):
+        if Py_TYPE(value) == <PyTypeObject *>_GoFloat32:
+            if zp_f32_bits_from_double(PyFloat_AS_DOUBLE(value), &bits) < 0:
+                writer_fail(w, f"{_short_repr(value)} overflows float32")
+            number.family = ZP_NUMBER_F32
+            number.bits = bits
+        else:
+            number.family = ZP_NUMBER_F64
+            number.bits = zp_double_bits(PyFloat_AS_DOUBLE(value))
+    else:
+        number.family = ZP_NUMBER_UINT if Py_TYPE(value) == <PyTypeObject *>_GoUint64 else ZP_NUMBER_INT
+        number.bits = <uint64_t>PyLong_AsLongLongAndOverflow(value, &overflow)
+        if overflow > 0 and value.bit_length() <= 64:
+            number.family = ZP_NUMBER_UINT
+            number.bits = PyLong_AsUnsignedLongLong(value)
+        elif number.family == ZP_NUMBER_UINT and (overflow != 0 or <int64_t>number.bits < 0):
+            writer_fail(w, f"{_short_repr(value)} is outside the range of uint64 (0..{UINT64_MAX})")
+        elif overflow != 0:
+            writer_fail(w, f"int {_short_repr(value)} does not fit int64 or uint64")
+    ensure(w, 9)
+    w.pos += zp_store_number(w.data + w.pos, &number)
+    return 0
 
 
 cdef int check_any_ext(Writer *w, object value) except -1:
     """Go reads ext 3, 4 and 5 inside interface{} as complex64, complex128 and time.Time:
-    an Ext of one of those types must have the size (and so the header) Go reads."""
+    an Ext of one of those types must have the size (and so the header) Go reads. 1 when
+    it is a complex (fixext8 or fixext16, whatever the other exts get), else 0."""
     code, data = value
-    if isinstance(code, int) and 3 <= code <= 5 and isinstance(data, bytes) \
-            and PyBytes_GET_SIZE(data) != _GO_EXT_SIZES[code - 3]:
-        writer_fail(w, f"ext {code} of {PyBytes_GET_SIZE(data)} bytes inside interface{{}}: Go reads ext "
-                       f"{code} as {_GO_EXT_SHAPES[code - 3]} and rejects it")
+    if isinstance(code, int) and 3 <= code <= 5 and isinstance(data, bytes):
+        if PyBytes_GET_SIZE(data) != _GO_EXT_SIZES[code - 3]:
+            writer_fail(w, f"ext {code} of {PyBytes_GET_SIZE(data)} bytes inside interface{{}}: Go reads ext "
+                           f"{code} as {_GO_EXT_SHAPES[code - 3]} and rejects it")
+        return code != 5
     return 0
 
 cdef tuple _GO_EXT_SIZES = (8, 16, 12)

@@ -37,13 +37,16 @@ cdef enum:
     K_POINTER = 28
     K_IFACE = 29
     K_BYTEARRAY = 30    # [N]byte: a bin of exactly N bytes
+    K_RAW = 31          # msgp.Raw (Kind.RAW): one msgpack value, its bytes written verbatim
+    K_NUMBER = 32       # msgp.Number (Kind.NUMBER): a number in its wire family
+    K_UNUSABLE = 33     # a field whose type zebrapack cannot represent: None, or an error
 
 cdef enum:
     BUILD_SLOTS = 0     # tp_alloc (or a freelist block), fill the member slots, then __post_init__ if any
     BUILD_CALL = 1      # cls(**fields)
 
 # Kinds whose schema number maps to a plan kind one to one.
-cdef set _PRIMITIVE_KINDS = set(range(1, 22))
+cdef set _PRIMITIVE_KINDS = set(range(1, 22)) | {K_RAW, K_NUMBER}
 
 
 @cython.final
@@ -62,6 +65,9 @@ cdef class TypePlan:
     cdef object zero                # the zero value, when it is immutable
     cdef bint zero_shared
     cdef Py_ssize_t zero_cost       # values the zero holds besides itself (decode budget)
+    cdef bint inlined               # K_STRUCT: inlined by the reference generator, so that its -msgp
+                                    # writer writes every field (TypeRef.inlined)
+    cdef str reason                 # K_UNUSABLE: why zebrapack cannot represent the type
 
 
 @cython.final
@@ -113,6 +119,7 @@ cdef struct FieldC:
     int64_t imax
     uint64_t umax
     PyObject *nested                # a struct field's StructPlan, or a pointer-to-struct field's; else NULL
+    bint nested_inlined             # that struct's TypePlan.inlined
 
 
 @cython.final
@@ -130,6 +137,8 @@ cdef class StructPlan:
     cdef Py_ssize_t free_class      # the freelist its instances come from (zp_freelist.h), or -1
     cdef bint flat                  # every field written inline, read by its slot, nothing preserved:
                                     # write_flat_record may write a root record of it
+    cdef str without_zid            # the first field that has no zid (msgp mode only), or None
+    cdef bint prologue              # write_struct starts with struct_prologue: preserve, or without_zid
     cdef tuple fields               # FieldPlan in zid order
     cdef tuple msgp_fields          # FieldPlan in declaration order
     cdef PyObject **by_zid          # borrowed FieldPlan per zid below zid_limit; NULL for unknown and Skip
@@ -145,6 +154,7 @@ cdef class StructPlan:
     cdef Py_ssize_t field_count
     cdef FieldC *cfields            # in zid order (as `fields`)
     cdef FieldC *cmsgp_fields       # in declaration order (as `msgp_fields`)
+    cdef FieldC *cmsgp_every        # the same, none omitempty: the struct where the generator inlined it
     cdef int32_t *zid_index         # per zid below zid_limit: its index in cfields, or -1
     cdef const char *name_entry_c   # name_entry's bytes
     cdef Py_ssize_t name_entry_len
@@ -154,6 +164,7 @@ cdef class StructPlan:
         PyMem_Free(self.sparse_zids)
         PyMem_Free(self.cfields)
         PyMem_Free(self.cmsgp_fields)
+        PyMem_Free(self.cmsgp_every)
         PyMem_Free(self.zid_index)
 
     def __repr__(self):
@@ -231,17 +242,34 @@ cdef dict _INTEGER_RANGES = {
 cdef dict _IMMUTABLE_ZEROS = {
     K_BYTES: b"", K_STRING: "", K_F32: 0.0, K_F64: 0.0, K_C64: 0j, K_C128: 0j,
     K_BOOL: False, K_INTF: None, K_TIME: _GO_ZERO_TIME, K_EXT: None, K_POINTER: None,
-    K_IFACE: None,
+    K_IFACE: None, K_RAW: b"", K_NUMBER: 0, K_UNUSABLE: None,
 }
+
+
+cdef tuple _plan_key(object ref):
+    """The memo key of a type: equal TypeRefs, and the same structs inlined in them
+    (TypeRef.inlined is no part of a type's equality, but is of how it is written)."""
+    marks = []
+    node = ref
+    stack = [ref]
+    while stack:
+        node = stack.pop()
+        marks.append(node.inlined)
+        if node.key is not None:
+            stack.append(node.key)
+        if node.elem is not None:
+            stack.append(node.elem)
+    return ref, tuple(marks)
 
 
 cdef TypePlan compile_type(object ref, dict structs, dict memo):
     """The plan of a normalized TypeRef (shared between equal types)."""
-    cdef TypePlan plan = memo.get(ref)
+    cdef tuple key = _plan_key(ref)
+    cdef TypePlan plan = memo.get(key)
     if plan is not None:
         return plan
     plan = TypePlan()
-    memo[ref] = plan
+    memo[key] = plan
     plan.go = ref.go
     cdef int kind = int(ref.kind)
     if kind in _PRIMITIVE_KINDS:
@@ -249,6 +277,7 @@ cdef TypePlan compile_type(object ref, dict structs, dict memo):
     elif kind == K_STRUCT:
         plan.kind = K_STRUCT
         plan.struct_plan = structs[ref.name]
+        plan.inlined = ref.inlined
     elif kind == K_IFACE:
         plan.kind = K_IFACE
     elif kind == K_SLICE or kind == K_POINTER:
@@ -347,6 +376,16 @@ cdef inline FieldPlan field_by_zid(StructPlan sp, int64_t zid):
     return None
 
 
+cdef TypePlan unusable_type(object f):
+    """The plan of a field whose type zebrapack cannot represent (FieldDef.unusable)."""
+    cdef TypePlan plan = TypePlan()
+    plan.kind = K_UNUSABLE
+    plan.go = f.go_spelling
+    plan.reason = f.unusable
+    plan.zero, plan.zero_shared = None, True
+    return plan
+
+
 cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo, bint preserve):
     cdef FieldPlan fp
     cdef list by_declaration = []
@@ -357,8 +396,10 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         fp.zid = f.zid
         fp.name = f.go_name
         fp.attr = f.attr
-        fp.type = compile_type(f.type, structs, memo)
-        fp.zid_key = _msgpack_int_key(f.zid)
+        fp.type = compile_type(f.type, structs, memo) if not f.unusable else unusable_type(f)
+        if f.zid < 0 and plan.without_zid is None:
+            plan.without_zid = f.go_name
+        fp.zid_key = _msgpack_int_key(f.zid) if f.zid >= 0 else b""     # never written: see without_zid
         fp.tag = f.tag_name.encode("utf-8")
         fp.tag_key = _msgpack_str(f.tag_name)
         fp.offset = slot_offset(plan.cls, fp.attr)
@@ -371,7 +412,7 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     plan.fields = tuple(sorted(by_declaration, key=lambda item: item.zid))
     # Zids below the limit index a table (the common, dense case); a schema's few
     # large zids are searched, so that memory follows the field count, not the zids.
-    limit = min(max([fp.zid for fp in plan.fields], default=-1) + 1, DENSE_ZIDS_PER_FIELD * len(plan.fields) + 16)
+    limit = min(max([fp.zid for fp in plan.fields] + [-1]) + 1, DENSE_ZIDS_PER_FIELD * len(plan.fields) + 16)
     plan.by_zid = <PyObject **>PyMem_Malloc(max(limit, 1) * sizeof(PyObject *))
     if plan.by_zid == NULL:
         raise MemoryError()
@@ -386,7 +427,7 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     for i, fp in enumerate(plan.sparse_fields):
         plan.sparse_zids[i] = fp.zid
     for fp in plan.fields:
-        if fp.zid < limit:
+        if 0 <= fp.zid < limit:             # a field without a zid has none to look up
             plan.by_zid[fp.zid] = <PyObject *>fp
     flatten_fields(plan)
     plan.slots_readable = True
@@ -394,6 +435,7 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         if fp.offset < 0:
             plan.slots_readable = False
     plan.preserve = preserve
+    plan.prologue = preserve or plan.without_zid is not None
     plan.unknown_offset = slot_offset(plan.cls, UNKNOWN_ATTR) if preserve else -1
     plan.build, plan.post_init = _build_mode(plan)
     # Only our own record classes re-track on assignment; a __post_init__ or a
@@ -402,7 +444,7 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
                         and plan.unknown_offset < 0)
     plan.free_class = (zp_free_class(plan.tp) if plan.build == BUILD_SLOTS and zp_frees_records(plan.tp)
                        else -1)
-    plan.flat = plan.slots_readable and not plan.preserve and all_fields_inline(plan)
+    plan.flat = plan.slots_readable and not plan.preserve and all_fields_inline(plan) and plan.without_zid is None
 
 
 cdef bint all_fields_inline(StructPlan plan):
@@ -432,7 +474,7 @@ cdef object _field_encode_zero(FieldPlan fp, object cls):
     (records built with defaults hold it), else the 0.0 decoding fills in. None when
     there is no such object (_NO_ZERO)."""
     cdef int kind = fp.type.kind
-    if fp.time_field or kind == K_POINTER or kind == K_IFACE:
+    if fp.time_field or kind == K_POINTER or kind == K_IFACE or kind == K_UNUSABLE:
         return None
     if kind == K_STRING:
         return _ZERO_STR
@@ -505,6 +547,7 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.umax = fp.type.umax
     nested = fp.type.elem if fp.type.kind == K_POINTER else fp.type
     fc.nested = <PyObject *>(<TypePlan>nested).struct_plan if (<TypePlan>nested).kind == K_STRUCT else NULL
+    fc.nested_inlined = (<TypePlan>nested).kind == K_STRUCT and (<TypePlan>nested).inlined
 
 
 cdef flatten_fields(StructPlan plan):
@@ -513,8 +556,9 @@ cdef flatten_fields(StructPlan plan):
     plan.field_count = count
     plan.cfields = <FieldC *>PyMem_Malloc(max(count, 1) * sizeof(FieldC))
     plan.cmsgp_fields = <FieldC *>PyMem_Malloc(max(count, 1) * sizeof(FieldC))
+    plan.cmsgp_every = <FieldC *>PyMem_Malloc(max(count, 1) * sizeof(FieldC))
     plan.zid_index = <int32_t *>PyMem_Malloc(max(plan.zid_limit, 1) * sizeof(int32_t))
-    if plan.cfields == NULL or plan.cmsgp_fields == NULL or plan.zid_index == NULL:
+    if plan.cfields == NULL or plan.cmsgp_fields == NULL or plan.cmsgp_every == NULL or plan.zid_index == NULL:
         raise MemoryError()
     for i in range(plan.zid_limit):
         plan.zid_index[i] = -1
@@ -523,7 +567,9 @@ cdef flatten_fields(StructPlan plan):
         fill_field_c(&plan.cmsgp_fields[i], <FieldPlan>plan.msgp_fields[i])
         plan.cmsgp_fields[i].wkey = plan.cmsgp_fields[i].tag_key      # msgp mode writes tags
         plan.cmsgp_fields[i].wkey_len = plan.cmsgp_fields[i].tag_key_len
-        if plan.cfields[i].zid < plan.zid_limit:
+        plan.cmsgp_every[i] = plan.cmsgp_fields[i]
+        plan.cmsgp_every[i].omitempty = False
+        if 0 <= plan.cfields[i].zid < plan.zid_limit:
             plan.zid_index[plan.cfields[i].zid] = <int32_t>i
 
 

@@ -1063,6 +1063,49 @@ cdef int fail_any_ext(Reader *r, int code, Py_ssize_t n) except -1:
                                  f"ext {code} as {_GO_EXT_SHAPES[code - 3]} only (strict)")
 
 
+# -- msgp.Raw, msgp.Number -------------------------------------------------------
+
+cdef object read_raw(Reader *r):
+    """msgp.Raw: the next value's own bytes, stepped over as an unknown field's (a nil,
+    read_value's zero, is b"")."""
+    cdef Py_ssize_t start = r.pos
+    skip_value(r)
+    return PyBytes_FromStringAndSize(<const char *>r.buf + start, r.pos - start)
+
+
+cdef object read_number(Reader *r, TypePlan t, unsigned char b):
+    """msgp.Number: in its wire family (zp_load_number), as interface{} numbers are:
+    an int, a GoUint64, a GoFloat32 or a float."""
+    cdef zp_number number
+    cdef Py_ssize_t size = zp_load_number(r.buf + r.pos, r.end - r.pos, &number)
+    if size < 0:
+        reader_truncated(r, r.pos, -size)
+    if size == 0:
+        reader_type_error(r, t.go + " (an integer or a float)", b)
+    r.pos += size
+    if number.family == ZP_NUMBER_INT:
+        return PyLong_FromLongLong(<int64_t>number.bits)
+    if number.family == ZP_NUMBER_UINT:
+        return _go_uint64(number.bits)
+    if number.family == ZP_NUMBER_F32:
+        return _go_float32(<uint32_t>number.bits)
+    return PyFloat_FromDouble(zp_double_from_bits(number.bits))
+
+
+cdef object read_unusable(Reader *r, TypePlan t):
+    """A field whose type zebrapack cannot represent (a nil there, read_value's zero, is None)."""
+    return reader_fail(r, r.pos, f"the record holds a value of {t.go}, which zebrapack cannot represent: {t.reason}")
+
+# Called through pointers, out of read_value (whose size decides what the C compiler
+# inlines into the readers of every kind), as read_any's helpers above.
+cdef object (*_read_raw)(Reader *)
+cdef object (*_read_number)(Reader *, TypePlan, unsigned char)
+cdef object (*_read_unusable)(Reader *, TypePlan)
+_read_raw = read_raw
+_read_number = read_number
+_read_unusable = read_unusable
+
+
 # -- skipping ---------------------------------------------------------------------
 
 cdef int skip_value(Reader *r) except -1:
@@ -1125,6 +1168,8 @@ cdef object read_value(Reader *r, TypePlan t):
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
     if b == 0xc0:                       # nil reads as the zero value
+        if kind == K_NUMBER and r.strict:   # but for Go's msgp.Number, which reads numbers only
+            reader_type_error(r, t.go + " (strict)", b)
         r.pos += 1
         if t.zero_cost:
             claim_zero(r, t.zero_cost)
@@ -1159,4 +1204,10 @@ cdef object read_value(Reader *r, TypePlan t):
         return read_complex(r, t, b)
     if kind == K_EXT:
         return read_ext(r, t, b)
+    if kind == K_RAW:
+        return _read_raw(r)
+    if kind == K_NUMBER:
+        return _read_number(r, t, b)
+    if kind == K_UNUSABLE:
+        return _read_unusable(r, t)
     raise AssertionError(f"unknown plan kind {kind}")

@@ -324,4 +324,106 @@ static inline unsigned char *zp_store_str_header(unsigned char *p, Py_ssize_t n)
     return p + 5;
 }
 
+/* Extension headers, as the reference runtime writes them: a payload of n bytes
+ * (0..0xffffffff) of ext type code, the header at p (6 bytes of room); returns its
+ * size. Its MarshalMsg path (msgp.AppendExtension, the default here) writes ext8
+ * for every payload of 0..254 bytes: the switch over the fixext sizes falls through
+ * to the length switch, which overwrites the lead byte. Its EncodeMsg path
+ * (Writer.WriteExtension; fixext set) writes fixext1/2/4/8/16 for those sizes. Both
+ * write ext8 only below 255 bytes and ext16 only below 65535, one less than the
+ * msgpack spec allows. Complex and time values have their own fixed headers. */
+static inline Py_ssize_t zp_store_ext_header(unsigned char *p, Py_ssize_t n, int8_t code, int fixext) {
+    Py_ssize_t size;
+    if (fixext && (n == 1 || n == 2 || n == 4 || n == 8 || n == 16)) {
+        p[0] = (unsigned char)(n == 1 ? 0xd4 : n == 2 ? 0xd5 : n == 4 ? 0xd6 : n == 8 ? 0xd7 : 0xd8);
+        size = 1;
+    } else if (n < 0xff) {
+        p[0] = 0xc7;
+        p[1] = (unsigned char)n;
+        size = 2;
+    } else if (n < 0xffff) {
+        p[0] = 0xc8;
+        zp_store_u16(p + 1, (uint16_t)n);
+        size = 3;
+    } else {
+        p[0] = 0xc9;
+        zp_store_u32(p + 1, (uint32_t)n);
+        size = 5;
+    }
+    p[size] = (unsigned char)code;
+    return size + 1;
+}
+
+/* msgp.Number: a number that keeps its wire family, as the reference runtime's
+ * Number reads and writes it. bits: the int64 (two's complement) of ZP_NUMBER_INT,
+ * the uint64 of ZP_NUMBER_UINT, the float32 bits of ZP_NUMBER_F32, the float64 bits
+ * of ZP_NUMBER_F64. */
+enum { ZP_NUMBER_NONE = 0, ZP_NUMBER_INT = 1, ZP_NUMBER_UINT = 2, ZP_NUMBER_F32 = 3, ZP_NUMBER_F64 = 4 };
+
+typedef struct {
+    int family;
+    uint64_t bits;
+} zp_number;
+
+/* The number at p (left > 0 bytes readable), read as Number.UnmarshalMsg reads it:
+ * fixints (positive and negative) and int8..int64 are INT, uint8..uint64 UINT,
+ * float32 F32, float64 F64. Returns its size; 0 (family NONE) when the value is
+ * no number; minus the bytes it needs when the input ends inside it. */
+static inline Py_ssize_t zp_load_number(const unsigned char *p, Py_ssize_t left, zp_number *out) {
+    unsigned char b = p[0];
+    Py_ssize_t size;
+    out->family = ZP_NUMBER_NONE;
+    out->bits = 0;
+    if (b <= 0x7f || b >= 0xe0) {
+        out->family = ZP_NUMBER_INT;
+        out->bits = (uint64_t)(int64_t)(int8_t)b;
+        return 1;
+    }
+    if (b >= 0xcc && b <= 0xcf)
+        size = 1 + ((Py_ssize_t)1 << (b - 0xcc));
+    else if (b >= 0xd0 && b <= 0xd3)
+        size = 1 + ((Py_ssize_t)1 << (b - 0xd0));
+    else if (b == 0xca)
+        size = 5;
+    else if (b == 0xcb)
+        size = 9;
+    else
+        return 0;
+    if (size > left)
+        return -size;
+    if (b == 0xca) {
+        out->family = ZP_NUMBER_F32;
+        out->bits = zp_load_u32(p + 1);
+    } else if (b == 0xcb) {
+        out->family = ZP_NUMBER_F64;
+        out->bits = zp_load_u64(p + 1);
+    } else if (b <= 0xcf) {
+        out->family = ZP_NUMBER_UINT;
+        out->bits = zp_load_uint_family(b, p + 1);
+    } else {
+        out->family = ZP_NUMBER_INT;
+        out->bits = (uint64_t)zp_load_int_family(b, p + 1);
+    }
+    return size;
+}
+
+/* The number at p (9 bytes of room) as Number.MarshalMsg writes it: INT in the
+ * smallest signed form, UINT in the smallest unsigned form (a positive fixint below
+ * 128, which reads back as INT), F32 and F64 as float32 and float64. Returns its size. */
+static inline Py_ssize_t zp_store_number(unsigned char *p, const zp_number *n) {
+    if (n->family == ZP_NUMBER_UINT)
+        return zp_store_unsigned(p, n->bits);
+    if (n->family == ZP_NUMBER_F32) {
+        p[0] = 0xca;
+        zp_store_u32(p + 1, (uint32_t)n->bits);
+        return 5;
+    }
+    if (n->family == ZP_NUMBER_F64) {
+        p[0] = 0xcb;
+        zp_store_u64(p + 1, n->bits);
+        return 9;
+    }
+    return zp_store_signed(p, (int64_t)n->bits);
+}
+
 #endif

@@ -1,5 +1,6 @@
-"""The golden records of the reference (tests/golden): their manifest, schemas, and the
-typed ``expect`` trees, compared with decoded values and turned into values by hand.
+"""The golden records of the reference (tests/golden, and set 2 in tests/golden2): their
+manifests, schemas, and the typed ``expect`` trees, compared with decoded values and turned
+into values by hand.
 
 A typed tree states every value's Go type (tests/golden/README.md). Inside an
 ``interface{}`` value the Python type carries it: ``int`` is an int64 and
@@ -21,22 +22,39 @@ import zebrapack
 from zebrapack import GoComplex64, GoFloat32, GoTime, GoUint64, Kind, TypeRef
 
 GOLDEN = Path(__file__).parent / "golden"
-GOLDEN_RECORDS: list[dict[str, Any]] = json.loads((GOLDEN / "manifest.json").read_text())["records"]
+GOLDEN2 = Path(__file__).parent / "golden2"
 ANY = TypeRef(Kind.INTF)
 
-_SCHEMAS: dict[str, zebrapack.Schema] = {}
+
+def _manifest(folder: Path) -> list[dict[str, Any]]:
+    """A golden set's records, each told its folder (its paths are relative to it)."""
+    records: list[dict[str, Any]] = json.loads((folder / "manifest.json").read_text())["records"]
+    for record in records:
+        record["folder"] = folder.name
+    return records
+
+
+GOLDEN_RECORDS = _manifest(GOLDEN)
+GOLDEN2_RECORDS = _manifest(GOLDEN2)
+
+_SCHEMAS: dict[Path, zebrapack.Schema] = {}
+
+
+def golden_path(record: dict[str, Any], key: str) -> Path:
+    """A path of a golden record (``schema``, ``file``, ``go_source``) in its set's folder."""
+    return Path(__file__).parent / record["folder"] / record[key]
 
 
 def golden_schema(record: dict[str, Any]) -> zebrapack.Schema:
     """The schema of a golden record (loaded once per session)."""
-    path = record["schema"]
+    path = golden_path(record, "schema")
     if path not in _SCHEMAS:
-        _SCHEMAS[path] = zebrapack.load(GOLDEN / path)
+        _SCHEMAS[path] = zebrapack.load(path)
     return _SCHEMAS[path]
 
 
 def golden_bytes(record: dict[str, Any]) -> bytes:
-    return (GOLDEN / record["file"]).read_bytes()
+    return golden_path(record, "file").read_bytes()
 
 
 def encode_like(schema: zebrapack.Schema, value: Any, record: dict[str, Any]) -> bytes:
@@ -45,6 +63,32 @@ def encode_like(schema: zebrapack.Schema, value: Any, record: dict[str, Any]) ->
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return schema.encode(value, structnames=record["structnames_on_wire"], mode=record["mode"])
+
+
+def root_type(record: dict[str, Any]) -> TypeRef:
+    return TypeRef(Kind.STRUCT, name=record["type"])
+
+
+def assert_golden_record(record: dict[str, Any]) -> None:
+    """A golden record decodes strictly to its typed ``expect`` tree (values and Go types),
+    re-encodes byte for byte where Go's encoding is unique (decode -> encode -> decode gives
+    the same typed value elsewhere), and the value built by hand from ``expect`` encodes to
+    the same bytes."""
+    schema = golden_schema(record)
+    data = golden_bytes(record)
+    expect = record["expect"]
+    value = schema.decode(data, record["type"], strict=True)
+    assert_matches(expect, value, schema, root_type(record))
+
+    written = encode_like(schema, value, record)
+    if record["byte_exact"]:
+        assert written.hex() == data.hex()
+    assert_matches(expect, schema.decode(written, record["type"], strict=True), schema, root_type(record))
+
+    by_hand = encode_like(schema, build(expect, schema, root_type(record)), record)
+    if record["byte_exact"]:
+        assert by_hand.hex() == data.hex()
+    assert_matches(expect, schema.decode(by_hand, record["type"], strict=True), schema, root_type(record))
 
 
 # -- comparing ------------------------------------------------------------------------

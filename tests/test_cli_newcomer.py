@@ -144,7 +144,8 @@ def test_every_schema_option_compiles_go_sources(tmp_path: Path) -> None:
     bad = tmp_path / "bad.go"
     bad.write_text('package p\n\ntype T struct {\n\tA chan int `zid:"0"`\n}\n')
     assert error_line(run_cli("dump", "-s", bad, A_STREAM)) == \
-        f"zebrapack dump: error: {bad}:4: T.A: chan type chan int cannot be serialized"
+        f"zebrapack dump: error: {bad}:4: T.A: chan type chan int cannot be serialized: the reference warns " \
+        'that the field is unsupported and makes it a Skip field; say so with msg:"-"'
     assert error_line(run_cli("dump", "-s", tmp_path / "absent.go", A_STREAM)) == \
         f"zebrapack dump: error: {tmp_path / 'absent.go'}: No such file or directory"
 

@@ -96,7 +96,8 @@ def test_schema_error_is_one_line_with_file_and_line(tmp_path: Path) -> None:
     source = tmp_path / "bad.go"
     source.write_text('package p\n\ntype T struct {\n\tA chan int `zid:"0"`\n}\n')
     assert error_line(run_cli("schema", source)) == (
-        f"zebrapack schema: error: {source}:4: T.A: chan type chan int cannot be serialized")
+        f"zebrapack schema: error: {source}:4: T.A: chan type chan int cannot be serialized: the reference warns "
+        'that the field is unsupported and makes it a Skip field; say so with msg:"-"')
 
 
 def test_go_prints_source_that_compiles_back(tmp_path: Path) -> None:

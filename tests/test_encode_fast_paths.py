@@ -97,7 +97,7 @@ def test_foreign_exceptions_are_wrapped_and_encode_into_cuts_back_on_a_bad_mode(
 
 
 def test_encode_methods_keep_their_signatures() -> None:
-    assert str(inspect.signature(zebrapack.Schema.encode)).endswith("obj, *, structnames=True, mode='zebrapack')")
+    assert str(inspect.signature(zebrapack.Schema.encode)).endswith("obj, *, structnames=True, mode='zebrapack', fixext=False)")
     assert "offset=0" in str(inspect.signature(zebrapack.Schema.encode_into))
 
 

@@ -34,8 +34,8 @@ from typing import Any
 import pytest
 from conftest import TESTS
 from go_peer import GoPeer, GoRejected, go_peer  # noqa: F401  (go_peer is a fixture)
-from go_values import (as_go_holds_it, go_type_named, go_type_of, has_map_of_two_or_more, same_go_value,
-                       struct_values)
+from go_values import (as_expected, as_go_holds_it, expected_go_type, go_type_named, go_type_of,
+                       has_map_of_two_or_more, held_in_interfaces, same_go_value, struct_values)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -49,15 +49,6 @@ PEER_SCHEMAS = ("my", "my2", "deep", "headerplus")
 RECORDS = [record for record in GOLDEN_RECORDS if record["pkg"] in PEER_SCHEMAS]
 BYTE_EXACT = [record for record in RECORDS if record["byte_exact"]]
 INEXACT = [record for record in RECORDS if not record["byte_exact"]]
-
-#: The Go type (fmt's %T) of a value of each typed-tree node held in an interface.
-GO_TYPE_OF_NODE = {
-    "int": "int64", "uint": "uint64", "f32": "float32", "f64": "float64",
-    "c64": "complex64", "c128": "complex128", "str": "string", "bool": "bool", "bytes": "[]uint8",
-    "time": "time.Time", "ext": "*msgp.RawExtension",
-    "list": "[]interface {}", "map": "map[string]interface {}",
-}
-
 
 _SCHEMAS: dict[str, zebrapack.Schema] = {}
 
@@ -75,39 +66,6 @@ def record_id(record: dict[str, Any]) -> str:
 
 def golden_bytes(record: dict[str, Any]) -> bytes:
     return (GOLDEN / record["file"]).read_bytes()
-
-
-def as_expected(tree: Any) -> Any:
-    """A typed tree in the manifest's form: without the peer's Go types, and with
-    map entries sorted by the key's JSON (the peer gives Go's random order)."""
-    if isinstance(tree, list):
-        return [as_expected(item) for item in tree]
-    if not isinstance(tree, dict):
-        return tree
-    node = {key: as_expected(value) for key, value in tree.items() if key != "go"}
-    if node.get("t") == "map":
-        node["v"] = sorted(node["v"], key=lambda entry: json.dumps(entry[0], sort_keys=True))
-    return node
-
-
-def held_in_interfaces(tree: Any, path: str = "") -> list[tuple[str, str, dict[str, Any]]]:
-    """(path, Go type, node) of every value the peer found in an interface."""
-    found = []
-    if isinstance(tree, dict):
-        if "go" in tree:
-            found.append((path, tree["go"], tree))
-        for key, value in tree.items():
-            found += held_in_interfaces(value, f"{path}.{key}")
-    elif isinstance(tree, list):
-        for index, item in enumerate(tree):
-            found += held_in_interfaces(item, f"{path}[{index}]")
-    return found
-
-
-def expected_go_type(pkg: str, node: dict[str, Any]) -> str:
-    if node["t"] == "struct":  # an interface-typed field holds a pointer to its struct
-        return f"*{pkg}.{node['name']}"
-    return GO_TYPE_OF_NODE[node["t"]]
 
 
 def read_by_go(peer: GoPeer, record: dict[str, Any], data: bytes) -> dict[str, Any]:
@@ -187,8 +145,10 @@ INTERFACE_FAMILIES = {
     # Go reads the nanoseconds as a signed int32 and time.Unix normalizes them
     "c70c050000000000000001ffffffff": ("time.Time", "c70c0500000000000000003b9ac9ff"),
     "c70c0500000000000000013b9aca00": ("time.Time", "c70c05000000000000000200000000"),
-    "d6ff00000001": ("*msgp.RawExtension", "d6ff00000001"),  # the msgpack timestamp: a raw ext to Go
-    "d40701": ("*msgp.RawExtension", "d40701"),
+    # the msgpack timestamp: a raw ext to Go, written back with the ext8 header of its
+    # MarshalMsg (FORMAT.md section 7) whatever header it came with
+    "d6ff00000001": ("*msgp.RawExtension", "c704ff00000001"),
+    "d40701": ("*msgp.RawExtension", "c7010701"),
     "c7030a010203": ("*msgp.RawExtension", "c7030a010203"),
 }
 
@@ -400,7 +360,7 @@ CHOSEN_GO_TYPES = [
     (complex(1, 2), "complex128", "d8043ff00000000000004000000000000000"),
     (datetime(1970, 1, 1, 0, 0, 1, tzinfo=timezone.utc), "time.Time", "c70c05000000000000000100000000"),
     (zebrapack.GoTime(2**40, 5), "time.Time", "c70c050000010000000000" + "00000005"),
-    (zebrapack.Ext(-1, bytes.fromhex("00000001")), "*msgp.RawExtension", "d6ff00000001"),
+    (zebrapack.Ext(-1, bytes.fromhex("00000001")), "*msgp.RawExtension", "c704ff00000001"),
     ([zebrapack.GoFloat32(-0.0), zebrapack.GoUint64(200)], "[]interface {}", "92ca80000000ccc8"),
     ({"k": zebrapack.GoComplex64(0, -1)}, "map[string]interface {}", "81a16bd70300000000bf800000"),
 ]

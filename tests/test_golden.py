@@ -1,7 +1,7 @@
 """Every golden record of the reference (tests/golden): it decodes strictly to its typed
 ``expect`` tree (values and Go types), re-encodes byte for byte where Go's encoding is
 unique (decode -> encode -> decode gives the same typed value elsewhere), and the value
-built by hand from ``expect`` encodes to the same bytes."""
+built by hand from ``expect`` encodes to the same bytes (golden_support.assert_golden_record)."""
 
 from __future__ import annotations
 
@@ -11,37 +11,20 @@ import pytest
 from golden_support import (
     GOLDEN_RECORDS,
     Mismatch,
+    assert_golden_record,
     assert_matches,
     build,
-    encode_like,
     golden_bytes,
     golden_schema,
+    root_type,
 )
 
-from zebrapack import GoFloat32, GoUint64, Kind, TypeRef
-
-
-def _root(record: dict[str, Any]) -> TypeRef:
-    return TypeRef(Kind.STRUCT, name=record["type"])
+from zebrapack import GoFloat32, GoUint64
 
 
 @pytest.mark.parametrize("record", GOLDEN_RECORDS, ids=[r["id"] for r in GOLDEN_RECORDS])
 def test_golden_record(record: dict[str, Any]) -> None:
-    schema = golden_schema(record)
-    data = golden_bytes(record)
-    expect = record["expect"]
-    value = schema.decode(data, record["type"], strict=True)
-    assert_matches(expect, value, schema, _root(record))
-
-    written = encode_like(schema, value, record)
-    if record["byte_exact"]:
-        assert written.hex() == data.hex()
-    assert_matches(expect, schema.decode(written, record["type"], strict=True), schema, _root(record))
-
-    by_hand = encode_like(schema, build(expect, schema, _root(record)), record)
-    if record["byte_exact"]:
-        assert by_hand.hex() == data.hex()
-    assert_matches(expect, schema.decode(by_hand, record["type"], strict=True), schema, _root(record))
+    assert_golden_record(record)
 
 
 def test_every_schema_and_flavor_is_covered() -> None:
@@ -64,7 +47,7 @@ def test_comparator_rejects_a_float64_where_go_has_a_float32() -> None:
     assert type(value.F) is GoFloat32
     value.F = float(value.F)
     with pytest.raises(Mismatch, match="Python type float, expected GoFloat32"):
-        assert_matches(record["expect"], value, schema, _root(record))
+        assert_matches(record["expect"], value, schema, root_type(record))
 
 
 def test_comparator_rejects_a_signed_int_where_go_has_a_uint64() -> None:
@@ -72,10 +55,10 @@ def test_comparator_rejects_a_signed_int_where_go_has_a_uint64() -> None:
     record = _sys_record("f32")
     schema = golden_schema(record)
     expect = {"t": "struct", "name": "Sys", "f": {"F": {"t": "uint", "v": 403}}}
-    data = schema.encode(build(expect, schema, _root(record)))
+    data = schema.encode(build(expect, schema, root_type(record)))
     assert data.endswith(b"\x00\xcd\x01\x93")
     value = schema.decode(data, strict=True)
-    assert_matches(expect, value, schema, _root(record))
+    assert_matches(expect, value, schema, root_type(record))
     value.F = int(value.F)
     with pytest.raises(Mismatch, match="Python type int, expected GoUint64"):
-        assert_matches(expect, value, schema, _root(record))
+        assert_matches(expect, value, schema, root_type(record))

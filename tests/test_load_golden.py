@@ -53,10 +53,16 @@ def test_skip_fields_are_ignored_whatever_their_zid_or_category() -> None:
     assert [f.go_name for f in schema.structs["Tr"].wire_fields] == ["U", "Nt", "Snot", "Notyet", "Setm"]
 
 
-def test_a_field_that_is_not_skip_still_needs_a_real_zid() -> None:
+def test_a_field_without_a_zid_loads_and_only_msgp_mode_writes_it() -> None:
     document = golden_document("my2")
-    document["Structs"]["Tr"]["Fields"][0]["Zid"] = -2
-    with pytest.raises(SchemaError, match=r"Tr\.U: zid -2 outside"):
+    document["Structs"]["Tr"]["Fields"][0]["Zid"] = -3      # FORMAT.md section 7: no zid tag
+    schema = zebrapack.load(document)
+    value = schema.types.Tr(U="u")
+    with pytest.raises(zebrapack.EncodeError, match=r"Tr\.U has no zid .*mode='msgp'"):
+        schema.encode(value, structnames=False)
+    assert schema.decode(schema.encode(value, mode="msgp"), type="Tr") == value
+    document["Structs"]["Tr"]["Fields"][0]["Zid"] = 65536
+    with pytest.raises(SchemaError, match=r"Tr\.U: zid 65536 outside"):
         zebrapack.load(document)
 
 

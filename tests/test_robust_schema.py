@@ -54,7 +54,7 @@ MALFORMED = {
     "structs-a-string": {"Structs": "A"},
     "fields-a-map": {"Structs": {"A": {"StructName": "A", "Fields": {}}}},
     "zid-a-string": schema_of(A=[{"Zid": "0", "FieldGoName": "X", "FieldFullType": INT64}]),
-    "zid-negative": schema_of(A=[field(-1, "X", INT64)]),
+    "zid-below-int32": schema_of(A=[field(-2**31 - 1, "X", INT64)]),
     "zid-huge": schema_of(A=[field(2**40, "X", INT64)]),
     "zid-twice": schema_of(A=[field(0, "X", INT64), field(0, "Y", INT64)]),
     "kind-a-string": schema_of(A=[field(0, "X", {"Kind": "17"})]),

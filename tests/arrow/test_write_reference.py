@@ -1,5 +1,5 @@
 """The reference data read through the Arrow reader and written back by zpa.write:
-byte-exact records (golden records and vectors marked so) come back byte for byte;
+byte-exact records (golden records of both sets and vectors marked so) come back byte for byte;
 every other record comes back as encode writes the value decode gives for it."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from zebrapack import DecodeError
 
 from .engines import engine
 from tests.conftest import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
-from tests.golden_support import GOLDEN_RECORDS, encode_like, golden_bytes, golden_schema
+from tests.golden_support import GOLDEN2_RECORDS, GOLDEN_RECORDS, encode_like, golden_bytes, golden_schema
 
 pa = engine("pyarrow")
 
@@ -46,7 +46,8 @@ def expected(schema: zebrapack.Schema, data: bytes, type: str, case: dict[str, A
     return b"".join(encode_like(schema, value, case) for value in schema.decode_all(data, type))
 
 
-@pytest.mark.parametrize("case", GOLDEN_RECORDS, ids=[case["id"] for case in GOLDEN_RECORDS])
+@pytest.mark.parametrize("case", GOLDEN_RECORDS + GOLDEN2_RECORDS,
+                         ids=[case["id"] for case in GOLDEN_RECORDS + GOLDEN2_RECORDS])
 def test_golden_records_write_back_through_arrow(case: dict[str, Any]) -> None:
     schema = golden_schema(case)
     data = golden_bytes(case)

@@ -9,8 +9,9 @@
 //	zpeer tcp-send SCHEMA TYPE SEED [torn], zpeer tcp-receive SCHEMA TYPE (tcp.go)
 //
 // SCHEMA is zp (struct names on the wire), zpn (the same structs without
-// them), evo1 or evo2 (tests/vectors/schemas), or one of the golden schemas
-// my, my2 (without struct names), deep and headerplus (tests/golden/schemas);
+// them), evo1 or evo2 (tests/vectors/schemas), one of the golden schemas
+// my, my2 (without struct names), deep and headerplus (tests/golden/schemas),
+// acct or def (-msgp: tests/golden2/schemas), or rawnum (tests/schemas);
 // TYPE is one of its structs. zpeer reads requests on stdin until it closes,
 // and answers each on stdout before reading the next:
 //
@@ -35,12 +36,15 @@ import (
 	"slices"
 	"strings"
 
+	"zpeer/acct"
 	"zpeer/deep"
+	"zpeer/def"
 	"zpeer/evo1"
 	"zpeer/evo2"
 	"zpeer/headerplus"
 	"zpeer/my"
 	"zpeer/my2"
+	"zpeer/rawnum"
 	"zpeer/typed"
 	"zpeer/wire"
 	"zpeer/zp"
@@ -68,6 +72,9 @@ var schemas = map[string]schema{
 	"my2":        {structNames: false, types: my2.Types}, // generated with -no-structnames-onwire
 	"deep":       {structNames: true, types: deep.Types},
 	"headerplus": {structNames: true, types: headerplus.Types},
+	"acct":       {structNames: true, types: acct.Types},   // tests/golden2/schemas
+	"def":        {structNames: false, types: def.Types},   // generated with -msgp: string keys, no names
+	"rawnum":     {structNames: true, types: rawnum.Types}, // tests/schemas/rawnum.go
 }
 
 // commands answer one request: the records it holds, read by newRecord.

@@ -20,7 +20,13 @@ The mapping (docs/arrow.md has the table):
   ``zebrapack.ext``, nullable;
 - ``interface{}``: binary holding the value's own msgpack bytes, extension
   ``zebrapack.msgpack`` (metadata empty), nullable; a named interface the same
-  with the interface's name as extension metadata;
+  with the interface's name as extension metadata; ``msgp.Raw`` the same with
+  metadata ``msgp.Raw``, not nullable (nil is empty bytes, as decode gives it);
+- ``msgp.Number``: ``struct<int: int64, uint: uint64, float32, float64>``,
+  extension ``zebrapack.number``: the part of the number's wire family holds
+  it, the others are null (the zero: ``int`` 0);
+- a field whose type zebrapack cannot represent has no column: a record that
+  holds it is an error, as in decode;
 - a struct reached again inside itself (``Tree.Kids []Tree``): Arrow types
   cannot recurse, so the inner occurrence is a ``zebrapack.msgpack`` binary
   too, whose metadata is the struct's name (the value's own bytes, verbatim);
@@ -47,6 +53,12 @@ MSGPACK_EXTENSION = "zebrapack.msgpack"
 EXT_EXTENSION = "zebrapack.ext"
 COMPLEX64_EXTENSION = "zebrapack.complex64"
 COMPLEX128_EXTENSION = "zebrapack.complex128"
+NUMBER_EXTENSION = "zebrapack.number"
+#: The extension metadata of a msgp.Raw column.
+RAW_METADATA = "msgp.Raw"
+#: The parts of a msgp.Number column, by wire family, and their Arrow formats.
+NUMBER_PARTS = (("int", "l", Kind.INT64), ("uint", "L", Kind.UINT64), ("float32", "f", Kind.FLOAT32),
+                ("float64", "g", Kind.FLOAT64))
 
 TIME_UNITS = ("ns", "us")
 
@@ -71,7 +83,9 @@ class ArrowField:
     (zid, and FieldTagName for msgp-mode records); ``time_field``: a struct's
     own ``time.Time`` field, where Go's zero time is null. ``raw``: the values
     are kept as their own msgpack bytes (``interface{}``, named interfaces,
-    recursive structs). ``struct``: the struct a ``+s`` node of the schema reads.
+    recursive structs). ``struct``: the struct a ``+s`` node of the schema reads;
+    ``unusable``: its fields whose type zebrapack cannot represent, as (zid, Go name,
+    tag, message), which a record must not hold.
     """
 
     name: str
@@ -85,6 +99,7 @@ class ArrowField:
     time_field: bool = False
     raw: bool = False
     struct: str = ""
+    unusable: tuple[tuple[int, str, str, str], ...] = ()
 
     @property
     def extension(self) -> str | None:
@@ -197,7 +212,9 @@ class _Builder:
             children.append(_replace(node, zid=f.zid, tag=f.tag_name,
                                      time_field=f.type.kind == Kind.TIME,
                                      nullable=node.nullable or f.type.kind == Kind.TIME))
-        return ArrowField(name, "+s", nullable, tuple(children), type=ref, struct=struct_def.name)
+        unusable = tuple((f.zid, f.go_name, f.tag_name, f"the record holds a value of {f.go_spelling}, "
+                          f"which zebrapack cannot represent: {f.unusable}") for f in struct_def.unusable_fields)
+        return ArrowField(name, "+s", nullable, tuple(children), type=ref, struct=struct_def.name, unusable=unusable)
 
     def field(self, name: str, ref: TypeRef, path: tuple[str, ...], selection: _Selection | None = None,
               nullable: bool = False) -> ArrowField:
@@ -221,6 +238,12 @@ class _Builder:
             return ArrowField(name, "z", True, metadata=_extension(MSGPACK_EXTENSION), type=ref, raw=True)
         if kind == Kind.IDENT_IFACE:
             return ArrowField(name, "z", True, metadata=_extension(MSGPACK_EXTENSION, ref.name), type=ref, raw=True)
+        if kind == Kind.RAW:
+            return ArrowField(name, "z", nullable, metadata=_extension(MSGPACK_EXTENSION, RAW_METADATA), type=ref,
+                              raw=True)
+        if kind == Kind.NUMBER:
+            parts = tuple(ArrowField(part, fmt, True, type=TypeRef(part_kind)) for part, fmt, part_kind in NUMBER_PARTS)
+            return ArrowField(name, "+s", nullable, parts, _extension(NUMBER_EXTENSION), type=ref)
         if kind == Kind.STRUCT:
             if ref.name in path:            # recursion: the value's own bytes
                 return ArrowField(name, "z", nullable, metadata=_extension(MSGPACK_EXTENSION, ref.name),

@@ -24,8 +24,9 @@ CHUNK_BYTES = 1 << 20
 
 
 def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type: Any = None, *,
-          structnames: bool = True, mode: str = "zebrapack", index: bool | str | os.PathLike[str] = False,
-          chunk_bytes: int = CHUNK_BYTES, storage_options: Mapping[str, Any] | None = None) -> int:
+          structnames: bool = True, mode: str = "zebrapack", fixext: bool = False,
+          index: bool | str | os.PathLike[str] = False, chunk_bytes: int = CHUNK_BYTES,
+          storage_options: Mapping[str, Any] | None = None) -> int:
     """Write the rows of ``data`` as records of ``type`` to ``dest``; returns the rows written.
 
     ``data``: anything with ``__arrow_c_stream__`` (a pyarrow Table or
@@ -33,7 +34,7 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
     ``__arrow_c_array__`` (a pyarrow RecordBatch). ``dest``: a path, a binary
     file, or a URL (``s3://bucket/key``, through fsspec with ``storage_options``),
     whose object is written whole: it appears when every row is written, or not at all. ``type``: a struct name or one of ``schema.types`` (None: the schema's
-    only struct). ``structnames``, ``mode``: as ``schema.encode``; ``index``: as
+    only struct). ``structnames``, ``mode``, ``fixext``: as ``schema.encode``; ``index``: as
     ``schema.writer(dest, index=...)``.
 
     Columns are the struct's Go field names; a column the struct lacks is an
@@ -53,10 +54,10 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
     struct_def = resolve_struct(schema, type)
     imported_schema, batches = _import(data)
     encoder = ArrowRecordEncoder(schema, struct_def.name, imported_schema.arrow_type(), structnames=structnames,
-                                 mode=mode)
+                                 mode=mode, fixext=fixext)
     indexed = index is not None and index is not False
-    writer = RecordWriter(schema, dest, structnames=structnames, mode=mode, index=index if indexed else None,
-                          storage_options=storage_options)
+    writer = RecordWriter(schema, dest, structnames=structnames, mode=mode, fixext=fixext,
+                          index=index if indexed else None, storage_options=storage_options)
     rows = 0
     try:
         for batch in batches:

@@ -54,6 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="leave out the -1 struct name entries (Go's -no-structnames-onwire)")
     parser.add_argument("--msgp", action="store_true",
                         help="write plain msgpack keyed by field tag names (Go's -msgp)")
+    parser.add_argument("--fixext", action="store_true",
+                        help="fixext headers for 1, 2, 4, 8 and 16-byte extensions, as Go's EncodeMsg "
+                             "writes them (default: ext8, as its MarshalMsg)")
     parser.add_argument("-o", "--output", metavar="OUT",
                         help="write the records to OUT, a path or a URL such as s3://bucket/key (default: standard "
                              "output); it appears whole when every record is written, or not at all")
@@ -78,7 +81,8 @@ def _encode(args: argparse.Namespace, schema: Any, out: Any, storage_options: di
     record_type = struct_arg(schema, args.type)
     converter = TypedJson(schema)
     name = input_name(args.file)
-    options: dict[str, Any] = {"structnames": not args.no_structnames, "mode": "msgp" if args.msgp else "zebrapack"}
+    options: dict[str, Any] = {"structnames": not args.no_structnames, "mode": "msgp" if args.msgp else "zebrapack",
+                               "fixext": args.fixext}
     if storage_options is not None:
         options["storage_options"] = storage_options
     writer = schema.writer(out, index=args.index or None, **options)

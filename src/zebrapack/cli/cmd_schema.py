@@ -20,7 +20,10 @@ Writes OUT.z (msgpack2) and OUT.z.json beside it; OUT is -o, or FILE with
 .go replaced by .z. With --json and no -o, prints the JSON schema instead.
 
 Like the reference compiler, it leaves unexported structs and fields out;
---unexported puts them in (the reference's -unexported).
+--unexported puts them in (the reference's -unexported). Every field needs a
+zid tag, but with --msgp: a schema for the reference's -msgp (plain msgpack
+keyed by field names), whose fields without one get Zid -3 as the reference
+records them.
 
 examples:
   zebrapack schema tests/vectors/schemas/zp.go -o /tmp/zp.z
@@ -36,11 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the schema as JSON on standard output")
     parser.add_argument("--unexported", action="store_true",
                         help="include unexported structs and fields (the reference's -unexported)")
+    parser.add_argument("--msgp", action="store_true",
+                        help="a schema for -msgp only: fields may go without zid tags (Zid -3)")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        model = read_go_schema(args.file, unexported=args.unexported)
+        model = read_go_schema(args.file, unexported=args.unexported, msgp=args.msgp)
     except SchemaError as exc:
         raise CliError(str(exc)) from exc
     if args.output is not None or not args.json:

@@ -95,9 +95,9 @@ def build_module(schema: SchemaDef) -> ModuleModel:
     classes = []
     for name in value_dependency_order(schema.structs):
         struct = schema.structs[name]
-        fields = [_field_model(f, refs) for f in struct.wire_fields]
+        fields = [_field_model(f, refs) for f in struct.value_fields]
         attrs = {f.attr for f in fields}
-        for f in struct.wire_fields:
+        for f in struct.value_fields:
             if f.attr in CODE_NAMES:
                 raise SchemaError(f"the generated class needs the name {f.attr!r} in its body", name, f.go_name)
         referenced = set().union(*(_struct_names(f.type) for f in struct.wire_fields if f.type is not None))
@@ -118,7 +118,10 @@ def build_module(schema: SchemaDef) -> ModuleModel:
 
 
 def _field_model(f: FieldDef, refs: Mapping[str, type]) -> FieldModel:
-    assert f.type is not None
+    if f.type is None:          # unusable: the attribute is there, always None
+        return FieldModel(attr=f.attr, zid=f.zid, go_type=f.go_spelling,
+                          notes=(f"unusable, always None: {f.unusable}",), annotation=type(None), default=None,
+                          is_factory=False)
     notes = []
     if f.tag_name != f.go_name:
         notes.append(f'msgp key "{f.tag_name}"')

@@ -4,18 +4,34 @@ The rules are the reference compiler's (``zebrapack -write-schema``, and with
 ``unexported=True`` its ``-unexported``):
 
 - exported struct types with at least one field are the schema's structs (the
-  reference leaves ``type S struct{}`` out); with ``unexported``, unexported
-  structs and fields are in the schema too, under their own names (what the
-  reference does when it skips ``ast.FileExports``). Interface types declared
-  in the file type interface fields (IDENTiface); other type declarations are
-  refused, as the reference cannot use them; functions, methods, variables
-  and constants other than the schema id and array lengths are ignored;
+  reference leaves ``type S struct{}`` out), and so is a named type of one
+  (``type FastAlias TestFast``: a struct of its own name with the same fields);
+  with ``unexported``, unexported structs and fields are in the schema too,
+  under their own names (what the reference does when it skips
+  ``ast.FileExports``). Interface types declared in the file type interface
+  fields (IDENTiface); functions, methods, variables and constants other than
+  the schema id and array lengths are ignored;
+- a named type of any other kind (``type UserID uint64``, ``type Tags []string``,
+  ``type Block [32]byte``, named types of named types) is its underlying type in
+  the schema, as the reference resolves it: ``FieldTypeStr`` keeps the name as
+  spelled (``UserID``, ``*UserID``, ``[]Role``), the type tree is the underlying
+  one. The generator tests element kinds, not names: a slice of a named byte
+  type (``[]MyByte``) is an array of integers (only ``[]byte`` spelled so is
+  ``bin``), an array of one (``[N]MyByte``) is ``bin``;
+- ``//msgp:shim T as:P using:to/from`` makes every use of the named type ``T``
+  (``*T``: of ``T`` under its pointer) the primitive ``P`` in the schema, as the
+  reference's shim does; ``msgp.Raw`` and ``msgp.Number`` of the runtime are the
+  kinds RAW and NUMBER; ``msgp.RawExtension`` tagged ``msg:",extension"`` (and
+  ``*msgp.RawExtension``) is the Ext kind, as the reference's tag makes it;
 - ``const zebraSchemaId64`` (an integer literal, hex allowed) is the schema id;
 - the directive ``//msgp:ignore A B`` leaves the structs it names out of the
   schema; ``//msgp:tuple`` and ``//msgp:shim`` naming a struct of the schema are
   errors (the wire is then something the schema cannot describe);
 - unexported fields are left out (without ``unexported``); every other field
-  needs a ``zid:"N"`` tag, and a struct's zids run from 0 without gaps or repeats.
+  needs a ``zid:"N"`` tag, and a struct's zids run from 0 without gaps or repeats;
+  with ``msgp`` (a schema for the reference's ``-msgp``, which keys fields by
+  their tag names) a field may go without one: it gets ``Zid -3`` ("not
+  given"), as the reference records it, and a line may declare several fields.
   A field tagged ``msg:"-"`` or ``zid:"-"`` without a zid is a Skip field
   with ``Zid -2`` ("no zid"), kept in the schema as the reference keeps it;
 - ``msg:"name,omitempty,deprecated,showzero"`` sets the tag name and flags
@@ -27,19 +43,22 @@ The rules are the reference compiler's (``zebrapack -write-schema``, and with
 - an array length is an integer literal, a constant of the file, or a constant
   of the msgp runtime (``msgp.ExtensionPrefixSize`` and its neighbours);
   ``FieldTypeStr`` keeps the spelling (``[msgp.ExtensionPrefixSize]float64``);
-- a map keyed by anything but string, int, int32 or int64 cannot be
-  serialized by the reference: the field is Skip (``UMap`` in the vectors);
+- a map keyed by anything but string, int, int32 or int64 as spelled (a named
+  key type included, ``map[OrgID]V``) cannot be serialized by the reference:
+  the field is Skip (``UMap`` in the vectors);
 - channels, functions, anonymous structs, interface literals with methods
-  and types of other packages (but ``time.Time`` and ``msgp.Extension``)
-  are errors, as are unknown type names (the reference makes some of these
-  Skip fields silently; a schema compiler that drops a field without a word
-  would lose data, so we refuse them).
+  and types of other packages (but ``time.Time`` and the msgp runtime's) are
+  errors, as are unknown type names: the reference makes some of these Skip
+  fields silently, or writes code that calls a method the type lacks; a schema
+  compiler that drops a field without a word would lose data, so we refuse
+  them, saying what the reference does with them.
 
 Errors are ``GoSourceError``s naming the file, the line, the struct and the field.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
@@ -53,6 +72,7 @@ from ..schema.loader import Schema
 from ..schema.model import (
     GO_PRIMITIVE_NAMES,
     MAX_ARRAY_LENGTH,
+    MSGP_RUNTIME_KINDS,
     FieldDef,
     Kind,
     SchemaDef,
@@ -75,9 +95,13 @@ from .syntax import (
 SCHEMA_ID_CONST = "zebraSchemaId64"
 #: The zid the reference records for a Skip field that has none (``msg:"-"`` without ``zid``).
 NO_ZID = -2
+#: The zid the reference records for a field without a zid tag ("not given": -msgp schemas).
+ZID_NOT_GIVEN = -3
 
 _NAMED_KINDS = {name: kind for kind, name in GO_PRIMITIVE_NAMES.items()
                 if kind not in (Kind.BYTES, Kind.INTF)} | {"any": Kind.INTF}
+#: The primitives a shim's ``as:`` may name (gen.Ident's table), by spelling.
+_SHIM_KINDS = {name: kind for kind, name in GO_PRIMITIVE_NAMES.items()}
 #: The map keys the reference can serialize; any other makes the field Skip.
 _MAP_KEY_KINDS = {"string": Kind.STRING, "int": Kind.INT, "int32": Kind.INT32, "int64": Kind.INT64}
 #: The exported integer constants of the reference runtime (package msgp: size.go,
@@ -94,6 +118,8 @@ _ZID = re.compile(r"\+?[0-9]+")
 _LEGACY_OCTAL = re.compile(r"0[0-7_]+")
 #: One ``key:"value"`` pair of a struct tag (reflect's syntax).
 _TAG_PAIR = re.compile(r' *([^\x00- :"\x7f]+):("(?:[^"\\]|\\.)*")')
+#: The reference generator inlines a type of the file into its users when its complexity is below this.
+_MAX_COMPLEX = 5
 _UNEXPORTED_HINT = "zebrapack schema --unexported, or unexported=True, includes unexported structs and fields"
 
 
@@ -111,17 +137,19 @@ class GoSourceError(SchemaError):
         return (type(self), (self.reason, self.path, self.line, self.struct, self.field))
 
 
-def compile_go_schema(source: str, path: str = "schema.go", *, unexported: bool = False) -> SchemaDef:
+def compile_go_schema(source: str, path: str = "schema.go", *, unexported: bool = False,
+                      msgp: bool = False) -> SchemaDef:
     """The schema of Go source text; ``path`` is its ``SourcePath`` and the file errors name.
-    ``unexported`` includes unexported structs and fields (the reference's ``-unexported``)."""
+    ``unexported`` includes unexported structs and fields (the reference's ``-unexported``);
+    ``msgp``: a schema for ``-msgp`` only, whose fields need no zid tags."""
     try:
         parsed = parse_go_file(source)
     except GoTypeSyntaxError as exc:
         raise GoSourceError(f"syntax error: {exc}", path, exc.line) from None
-    return _Compiler(parsed, path, unexported).schema()
+    return _Compiler(parsed, path, unexported, msgp).schema()
 
 
-def read_go_schema(path: str | os.PathLike[str], *, unexported: bool = False) -> SchemaDef:
+def read_go_schema(path: str | os.PathLike[str], *, unexported: bool = False, msgp: bool = False) -> SchemaDef:
     """The schema of a Go source file."""
     name = os.fspath(path)
     try:
@@ -129,15 +157,17 @@ def read_go_schema(path: str | os.PathLike[str], *, unexported: bool = False) ->
             source = handle.read()
     except UnicodeDecodeError as exc:
         raise SchemaError(f"{name}: Go source is UTF-8: {exc}") from exc
-    return compile_go_schema(source, name, unexported=unexported)
+    return compile_go_schema(source, name, unexported=unexported, msgp=msgp)
 
 
-def schema_from_go(path: str | os.PathLike[str], *, unexported: bool = False, types: object = None,
-                   max_depth: int = DEFAULT_MAX_DEPTH, preserve_unknown: bool = False) -> Schema:
+def schema_from_go(path: str | os.PathLike[str], *, unexported: bool = False, msgp: bool = False,
+                   types: object = None, max_depth: int = DEFAULT_MAX_DEPTH,
+                   preserve_unknown: bool = False) -> Schema:
     """Compile a Go schema file (struct types with ``zid`` tags) as the reference compiler
     does, and load the result like ``zebrapack.load`` (same options). ``unexported``
-    includes unexported structs and fields, like the reference's ``-unexported``."""
-    return Schema(read_go_schema(path, unexported=unexported), types, max_depth=max_depth,
+    includes unexported structs and fields, like the reference's ``-unexported``;
+    ``msgp``: fields may go without zid tags (a schema for ``-msgp`` only)."""
+    return Schema(read_go_schema(path, unexported=unexported, msgp=msgp), types, max_depth=max_depth,
                   preserve_unknown=preserve_unknown)
 
 
@@ -146,31 +176,46 @@ class _Unsupported(Exception):
 
 
 class _Compiler:
-    def __init__(self, source: GoFile, path: str, unexported: bool) -> None:
+    def __init__(self, source: GoFile, path: str, unexported: bool, msgp: bool = False) -> None:
         self.source = source
         self.path = path
         self.unexported = unexported
+        self.msgp = msgp
         self.lines: dict[tuple[str | None, str | None], int] = {}
-        declared: dict[str, GoTypeDecl] = {}
+        self.declared: dict[str, GoTypeDecl] = {}
         for decl in source.types:
-            if decl.name in declared:
+            if decl.name in self.declared:
                 raise self.error(f"type {decl.name} declared twice", decl.line)
-            declared[decl.name] = decl
-            if self.visible(decl.name) and decl.type.form not in ("struct", "interface", "func", "chan"):
-                raise self.error(f"type {decl.name} {decl.type}: only struct and interface types can be "
-                                 f"declared in a schema (the reference compiler cannot use it)", decl.line)
-        #: The schema's structs and the lines of their fields the reference sees.
+            self.declared[decl.name] = decl
+        #: The schema's structs and the lines of their fields the reference sees: struct
+        #: types, and named types of them (the reference copies the struct under the name).
         self.structs: dict[str, list[GoField]] = {}
+        self.declared_structs: set[str] = set()
         for decl in source.types:
-            if decl.type.form == "struct" and self.visible(decl.name):
-                fields = [f for f in decl.type.fields if self.visible_field(f)]
+            struct_type = self._struct_behind(decl)
+            if struct_type is None:
+                continue
+            self.declared_structs.add(decl.name)
+            if self.visible(decl.name):
+                fields = [f for f in struct_type.fields if self.visible_field(f)]
                 if fields:  # the reference leaves a struct without fields out
                     self.structs[decl.name] = fields
-        self.declared_structs = {d.name for d in source.types if d.type.form == "struct"}
         self.interfaces = {d.name for d in source.types if d.type.form == "interface"}
         self.ignored: set[str] = set()
+        self.shims: dict[str, Kind] = {}
+        self.resolving: list[str] = []     # named types being resolved (a cycle is an error)
+        self.measured: dict[str, list[GoType]] = {}   # a struct's field types (Skip fields left out)
         for directive in source.directives:
             self._apply(directive)
+
+    def _struct_behind(self, decl: GoTypeDecl) -> GoType | None:
+        """The struct type a declaration names, through named types of it, or None."""
+        seen = {decl.name}
+        t = decl.type
+        while t.form == "ident" and t.name in self.declared and t.name not in seen:
+            seen.add(t.name)
+            t = self.declared[t.name].type
+        return t if t.form == "struct" else None
 
     def _apply(self, directive: GoDirective) -> None:
         """A ``//msgp:`` directive, as the reference applies it to the schema's structs."""
@@ -180,10 +225,26 @@ class _Compiler:
             self.ignored.update(names)
             for name in names:
                 del self.structs[name]
+        elif words[0] == "shim" and not names:
+            self._shim(words, directive.line)
         elif words[0] in ("tuple", "shim") and names:
             what = "encodes it as a msgpack array" if words[0] == "tuple" else "replaces it by another type"
             raise self.error(f"//msgp:{words[0]} {names[0]} {what}, which the schema cannot say: "
                              "zebrapack cannot read or write such a struct", directive.line, names[0])
+
+    def _shim(self, words: list[str], line: int) -> None:
+        """``//msgp:shim T as:P using:to/from``: every use of T is P in the schema (the
+        reference's applyShim: a leading * is dropped, P is one of gen.Ident's primitives)."""
+        if len(words) != 4:
+            raise self.error(f"shim directive should have 3 arguments; found {len(words) - 1} (the reference "
+                             "refuses it too)", line)
+        name = words[1].removeprefix("*")
+        base = words[2].removeprefix("as:")
+        if base not in _SHIM_KINDS:
+            raise self.error(f"//msgp:shim {words[1]} as:{base}: the reference shims to a primitive type "
+                             f"({', '.join(sorted(_SHIM_KINDS))}); {base} would be a type it calls methods of",
+                             line)
+        self.shims[name] = _SHIM_KINDS[base]
 
     def visible(self, name: str) -> bool:
         """Whether the reference sees a declaration or field of this name."""
@@ -201,8 +262,17 @@ class _Compiler:
             if decl.name not in self.structs:
                 continue
             self.lines[decl.name, None] = decl.line
-            fields = [f for go_field in self.structs[decl.name] for f in self._fields(decl.name, go_field)]
+            fields = []
+            for go_field in self.structs[decl.name]:
+                for f in self._fields(decl.name, go_field):
+                    fields.append(f)
+                    if not f.skip:
+                        self.measured.setdefault(decl.name, []).append(go_field.type)
             structs[decl.name] = StructDef(decl.name, tuple(fields))
+        for name, struct in structs.items():
+            structs[name] = dataclasses.replace(struct, fields=tuple(
+                f if f.type is None else dataclasses.replace(f, type=self._inline(f.type, name))
+                for f in struct.fields))
         model = SchemaDef(
             source_package=self.source.package,
             structs=MappingProxyType(structs),
@@ -249,42 +319,57 @@ class _Compiler:
             return [FieldDef(zid=NO_ZID, go_name=name, tag_name=tag_name or name, type=None, skip=True,
                              omit_empty="omitempty" in options, deprecated=deprecated,
                              show_zero="showzero" in options) for name in names]
+        if self.msgp and not zid_text:      # no zid: each name a field of its own, keyed by its name
+            return [self._field(struct, name, go_field, ZID_NOT_GIVEN, msg[0] if len(names) == 1 else "", msg,
+                                options, deprecated) for name in names]
         if len(names) > 1:
             raise self.error(f"fields {', '.join(names)} share one declaration: give each its own line and zid",
                              go_field.line, struct, names[0])
         name = names[0]
         if not zid_text:
-            raise self.error('missing zid tag: give it zid:"N" (or msg:"-" to make it a Skip field without one)',
+            raise self.error('missing zid tag: give it zid:"N" (or msg:"-" to make it a Skip field without one; '
+                             "a schema for -msgp only goes without zids: zebrapack schema --msgp)",
                              go_field.line, struct, name)
         if not _ZID.fullmatch(zid_text):
             raise self.error(f"bad zid tag {zid_text!r}: not a non-negative integer", go_field.line, struct, name)
+        return [self._field(struct, name, go_field, int(zid_text), msg[0], msg, options, deprecated)]
+
+    def _field(self, struct: str, name: str, go_field: GoField, zid: int, tag_name: str, msg: list[str],
+               options: set[str], deprecated: bool) -> FieldDef:
+        """One field of a struct line (its tag parsed)."""
         type_ref = None
         if msg[0] != "-":
             try:
-                type_ref = self._type_ref(go_field.type)
+                # msg:"name,extension" (exactly so, as the reference tests it) makes a type an extension
+                type_ref = (self._extension(go_field.type) if len(msg) == 2 and msg[1] == "extension"
+                            else self._type_ref(go_field.type))
             except _Unsupported as exc:
                 raise self.error(str(exc), go_field.line, struct, name) from None
-        return [FieldDef(
-            zid=int(zid_text), go_name=name, tag_name=msg[0] or name, type=type_ref,
+        return FieldDef(
+            zid=zid, go_name=name, tag_name=tag_name or name, type=type_ref,
             type_str=str(go_field.type) if type_ref is not None else "",
             omit_empty="omitempty" in options, skip=type_ref is None, deprecated=deprecated,
             show_zero="showzero" in options,
-        )]
+        )
 
     def _type_ref(self, t: GoType) -> TypeRef | None:
         """The type of a field, or None when the reference would make the field Skip."""
+        if t.form == "ident" and t.name in self.shims:
+            return TypeRef(self.shims[t.name])
         if t.form == "ident":
             return self._named(t.name)
         if t.form == "struct":
             if t.fields:
-                raise _Unsupported(f"anonymous struct type {t}: declare it as a named struct")
+                raise _Unsupported(f"anonymous struct type {t}: declare it as a named struct (the reference "
+                                   "inlines it, with no name a schema could give its struct)")
             return None
         if t.form == "interface":
             if t.body:
                 raise _Unsupported(f"interface literal {t}: declare it as a named interface type")
             return TypeRef(Kind.INTF)
         if t.form not in ("pointer", "slice", "array", "map"):
-            raise _Unsupported(f"{t.form} type {t} cannot be serialized")
+            raise _Unsupported(f"{t.form} type {t} cannot be serialized: the reference warns that the field is "
+                               "unsupported and makes it a Skip field; say so with msg:\"-\"")
         assert t.elem is not None
         if t.form == "slice" and t.elem.form == "ident" and t.elem.name == "byte":
             return TypeRef(Kind.BYTES)  # the reference's one bin spelling: []uint8 is an array of integers
@@ -301,6 +386,45 @@ class _Compiler:
         key_kind = _MAP_KEY_KINDS.get(t.key.name) if t.key.form == "ident" else None
         return TypeRef(Kind.MAP, key=TypeRef(key_kind), elem=elem) if key_kind is not None else None
 
+    def _inline(self, ref: TypeRef, root: str) -> TypeRef:
+        """A field type of struct ``root`` with the structs the reference generator
+        inlines into it marked (its ``propInline``): every struct but ``root`` whose
+        complexity is below 5."""
+        if ref.kind == Kind.STRUCT:
+            weight = 1 + sum(self._complexity(t) for t in self.measured.get(ref.name, ()))
+            return dataclasses.replace(ref, inlined=ref.name != root and weight < _MAX_COMPLEX)
+        if ref.elem is None:
+            return ref
+        return dataclasses.replace(ref, elem=self._inline(ref.elem, root))
+
+    def _complexity(self, t: GoType) -> int:
+        """gen's ``Complexity`` of a field type as declared: a struct counts 1 more than
+        its fields (Skip fields left out), a name 1 (a shimmed one 2, its copy
+        converting), ``[]byte`` 1, a pointer, slice or array 1 more than its element, a
+        map 2 more than its value.
+
+        The generator measures a type as it stands when Go's map order reaches it:
+        with the types its fields name inlined into it already, or not yet (a named
+        scalar inlined counts 2, a struct its own measure). A struct below 5 as
+        declared but not once inlined into is inlined in some runs and not in others
+        (def.go's ``OmitEmptyInside1`` was, its ``FileHandle`` was not); we measure
+        as declared, what one counts reading the file."""
+        if t.form == "ident":
+            return 1 if t.name not in self.shims or "." in t.name else 2
+        if t.elem is None or t.form == "slice" and t.elem.form == "ident" and t.elem.name == "byte":
+            return 1
+        return (2 if t.form == "map" else 1) + self._complexity(t.elem)
+
+    @staticmethod
+    def _extension(t: GoType) -> TypeRef:
+        """A field tagged msg:",extension": its named type (or pointer to one) is an extension."""
+        if t.form == "ident":
+            return TypeRef(Kind.EXT)
+        if t.form == "pointer" and t.elem is not None and t.elem.form == "ident":
+            return TypeRef(Kind.POINTER, elem=TypeRef(Kind.EXT))
+        raise _Unsupported(f"{t} tagged extension: the reference couldn't cast it to an extension (a named type "
+                           "or a pointer to one) and leaves the field out")
+
     def _named(self, name: str) -> TypeRef:
         if name in _NAMED_KINDS:
             return TypeRef(_NAMED_KINDS[name])
@@ -315,7 +439,53 @@ class _Compiler:
             if name in self.ignored:
                 raise _Unsupported(f"struct type {name} is left out of the schema by //msgp:ignore")
             raise _Unsupported(f"struct type {name} has no fields: the reference compiler leaves it out")
-        raise _Unsupported(f"unsupported type {name}: not a primitive, nor a struct or interface of this file")
+        if name in self.declared:
+            return self._underlying(self.declared[name])
+        qualifier, _, short = name.rpartition(".")
+        if qualifier:
+            return self._runtime_type(qualifier, short, name)
+        raise _Unsupported(f"unsupported type {name}: not a primitive, nor a type declared in this file "
+                           "(the reference would write code calling its MarshalMsg)")
+
+    def _underlying(self, decl: GoTypeDecl) -> TypeRef:
+        """A named type of another kind than struct: its underlying type, as the reference
+        resolves it (FieldTypeStr keeps the name)."""
+        name = decl.name
+        if not self.visible(name):
+            raise _Unsupported(f"type {name} is unexported: the reference compiler leaves it out; {_UNEXPORTED_HINT}")
+        if name in self.resolving:
+            raise _Unsupported(f"type {name} is defined by itself ({' -> '.join([*self.resolving, name])}): "
+                               "the reference cannot resolve it")
+        if decl.type.form in ("func", "chan") or decl.type.form == "interface" and decl.type.body:
+            raise _Unsupported(f"type {name} is a {decl.type.form} type ({decl.type}): the reference cannot "
+                               "serialize it and writes code calling methods it lacks")
+        self.resolving.append(name)
+        try:
+            resolved = self._type_ref(decl.type)
+        finally:
+            self.resolving.pop()
+        if resolved is None:
+            raise _Unsupported(f"type {name} ({decl.type}) cannot be serialized by the reference, and a field of "
+                               "the named type is not made Skip as one of the type itself would be: the "
+                               "generator leaves the type out and writes code calling methods it lacks")
+        return resolved
+
+    def _runtime_type(self, qualifier: str, short: str, name: str) -> TypeRef:
+        """A type of another package: the msgp runtime's Raw, Number and Extension, else an error."""
+        path = next((unquote_go_string(i.path) for i in self.source.imports
+                     if (i.name or unquote_go_string(i.path).rpartition("/")[2]) == qualifier), None)
+        if path is not None and path.rpartition("/")[2] == "msgp":
+            if short in MSGP_RUNTIME_KINDS:
+                return TypeRef(MSGP_RUNTIME_KINDS[short])
+            if short == "Extension":
+                return TypeRef(Kind.EXT)
+            if short == "RawExtension":
+                raise _Unsupported(f"{name} without msg:\"name,extension\": the reference makes a field an "
+                                   "extension only when its msg tag is exactly a name and extension (no other "
+                                   "option after them)")
+        raise _Unsupported(f"type {name} of another package: the reference writes code calling its "
+                           "MarshalMsg, which the schema cannot describe (known: time.Time, msgp.Raw, "
+                           "msgp.Number, msgp.Extension, msgp.RawExtension with msg:\",extension\")")
 
     def _array_length(self, text: str) -> int:
         length = _go_int(text)

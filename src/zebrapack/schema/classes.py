@@ -36,12 +36,14 @@ _IMMUTABLE_ZEROS: dict[Kind, object] = {
     Kind.BYTES: b"", Kind.STRING: "", Kind.FLOAT32: 0.0, Kind.FLOAT64: 0.0,
     Kind.COMPLEX64: 0j, Kind.COMPLEX128: 0j, Kind.BOOL: False, Kind.TIME: GO_ZERO_TIME,
     Kind.INTF: None, Kind.EXT: None, Kind.IDENT_IFACE: None, Kind.POINTER: None,
+    Kind.RAW: b"", Kind.NUMBER: 0,
 }
 
 _SCALAR_ANNOTATIONS: dict[Kind, Any] = {
     Kind.BYTES: bytes, Kind.STRING: str, Kind.FLOAT32: float, Kind.FLOAT64: float,
     Kind.COMPLEX64: complex, Kind.COMPLEX128: complex, Kind.BOOL: bool, Kind.TIME: datetime,
     Kind.INTF: Any, Kind.IDENT_IFACE: Any, Kind.EXT: Ext | None,
+    Kind.RAW: bytes, Kind.NUMBER: int | float,
 }
 
 
@@ -123,6 +125,8 @@ def _docstring(struct: StructDef, package: str) -> str:
     for f in sorted(struct.fields, key=lambda item: item.zid):
         if f.skip:
             lines.append(f"    {f.zid} {f.go_name} (skipped{', deprecated' if f.deprecated else ''})")
+        elif f.unusable:
+            lines.append(f"    {f.zid} {f.go_name} {f.go_spelling} (unusable, always None: {f.unusable})")
         else:
             assert f.type is not None
             flags = ", deprecated" if f.deprecated else ""
@@ -157,9 +161,9 @@ def build_dataclasses(schema: SchemaDef, module: str | None = None, preserve_unk
         generated.append(name)
         struct = schema.structs[name]
         spec: list[tuple[str, Any, Any]] = []
-        for f in struct.wire_fields:
-            assert f.type is not None
-            spec.append((f.attr, Any, field_default(f.type, classes)))
+        for f in struct.value_fields:
+            spec.append((f.attr, Any, field_default(f.type, classes) if f.type is not None
+                         else dataclasses.field(default=None)))
         if preserve_unknown:
             spec.append((UNKNOWN_ATTR, dict[int | str, bytes] | None, unknown_field()))
         cls = dataclasses.make_dataclass(
@@ -171,9 +175,8 @@ def build_dataclasses(schema: SchemaDef, module: str | None = None, preserve_unk
     # Annotations need every class (recursive types refer to themselves).
     for name in generated:
         cls = classes[name]
-        for f in schema.structs[name].wire_fields:
-            assert f.type is not None
-            hint = annotation(f.type, classes, field_level=True)
+        for f in schema.structs[name].value_fields:
+            hint = annotation(f.type, classes, field_level=True) if f.type is not None else type(None)
             cls.__annotations__[f.attr] = hint
             cls.__dataclass_fields__[f.attr].type = hint  # type: ignore[attr-defined]
     return {name: classes[name] for name in schema.structs}

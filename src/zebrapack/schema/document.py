@@ -1,16 +1,19 @@
 """The schema model written back as a ``zebra.Schema`` document (the ``.z`` shape).
 
-Struct references are written as named IDENTs (Kind 22), never as the
-reference compiler's unnamed inlined structs, so the document is unambiguous;
-any ZebraPack loader reads both.
+Struct references are written as named IDENTs (Kind 22), but where the reference
+generator inlined the struct (``TypeRef.inlined``: its ``-msgp`` writer writes
+every field there), as it does: an unnamed Kind 25, the name in ``FieldTypeStr``.
+``msgp.Raw`` and ``msgp.Number`` are IDENTs of the runtime's names; a field
+zebrapack cannot represent keeps the type its document gave it.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..golang.syntax import GoType, parse_type_spelling
-from .model import GO_PRIMITIVE_NAMES, PRIMITIVE_KINDS, FieldDef, Kind, SchemaDef, TypeRef
+from .model import GO_PRIMITIVE_NAMES, GO_RUNTIME_NAMES, PRIMITIVE_KINDS, FieldDef, Kind, SchemaDef, TypeRef
 
 # The Ztype "Str" the reference compiler writes for each primitive kind.
 _PRIMITIVE_STR = {**{kind: name for kind, name in GO_PRIMITIVE_NAMES.items()},
@@ -26,6 +29,10 @@ def type_document(type_ref: TypeRef, spelled: GoType | None = None) -> dict[str,
     kind = type_ref.kind
     if kind in PRIMITIVE_KINDS:
         return {"Kind": int(kind), "Str": _PRIMITIVE_STR[kind]}
+    if kind in GO_RUNTIME_NAMES:
+        return {"Kind": int(Kind.IDENT), "Str": GO_RUNTIME_NAMES[kind]}
+    if kind == Kind.STRUCT and type_ref.inlined:
+        return {"Kind": int(Kind.STRUCT), "Str": "Struct"}
     if kind in (Kind.STRUCT, Kind.IDENT_IFACE):
         return {"Kind": int(Kind.IDENT), "Str": type_ref.name}
     if kind == Kind.SLICE:
@@ -50,7 +57,8 @@ def _category(type_ref: TypeRef) -> tuple[int, int]:
     """(FieldCategory, FieldPrimitive) as the reference compiler sets them."""
     if type_ref.kind in PRIMITIVE_KINDS:
         return int(Kind.BASE_ELEM), int(type_ref.kind)
-    if type_ref.kind == Kind.IDENT_IFACE:
+    # a struct named by an IDENT is category 23, primitive 22, as the reference writes it; inlined, 25
+    if type_ref.kind in (Kind.IDENT_IFACE, *GO_RUNTIME_NAMES) or type_ref.kind == Kind.STRUCT and not type_ref.inlined:
         return int(Kind.BASE_ELEM), int(Kind.IDENT)
     return int(type_ref.kind), 0
 
@@ -64,6 +72,10 @@ def field_document(f: FieldDef) -> dict[str, Any]:
         if primitive:
             doc["FieldPrimitive"] = primitive
         doc["FieldFullType"] = type_document(f.type, parse_type_spelling(f.type_str))
+    elif f.unusable:
+        if f.type_str:
+            doc["FieldTypeStr"] = f.type_str
+        doc.update(json.loads(f.foreign_type) if f.foreign_type else {})
     for key, flag in (("OmitEmpty", f.omit_empty), ("Skip", f.skip),
                       ("Deprecated", f.deprecated), ("ShowZero", f.show_zero)):
         if flag:

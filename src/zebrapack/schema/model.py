@@ -8,13 +8,24 @@ section 4) so that the rest of the package sees one normalized type tree:
 - an IDENT (22) naming a struct of the schema is that struct, any other
   IDENT is an interface (as is IDENTiface, 29);
 - an array's length comes from its ``Domain``, its element from ``Range``;
-- ``[]byte`` (kind 1, or a slice of kind 12) is ``BYTES`` and ``[N]byte`` a
-  byte array (``bin``), but ``[]uint8`` / ``[N]uint8`` (element kind 8) are
-  arrays of integers, as the reference generator writes them;
+- ``[]byte`` (kind 1) is ``BYTES`` and ``[N]byte`` a byte array (``bin``),
+  but ``[]uint8`` / ``[N]uint8`` (element kind 8) are arrays of integers, as
+  the reference generator writes them; so is a slice of kind 12 (``[]B`` with
+  ``type B byte``: the generator's slice writer writes every element, only the
+  spelling ``[]byte`` is ``bin``), while an array of kind 12 is ``bin``;
 - a struct-valued field spelled with category 25 or with category 23 and
   primitive 22 is the same type;
 - Skip fields carry no type and are ignored whatever their zid (a ``msg:"-"``
-  field without a zid tag has ``Zid: -2``) or category.
+  field without a zid tag has ``Zid: -2``) or category;
+- a field without a zid tag has a negative zid (``-3``, or ``-1`` in older
+  schemas): msgp mode keys it by its tag name, zebrapack mode cannot write it;
+- the IDENTs ``msgp.Raw`` and ``msgp.Number`` (types of the reference runtime)
+  are the kinds RAW and NUMBER; an unnamed inlined struct (Kind 25) keeps that
+  fact (``TypeRef.inlined``): msgp mode writes such a struct with every field;
+- a field whose type zebrapack cannot represent (an anonymous struct, a type of
+  another package) is *unusable*: the rest of the schema loads, and the field
+  is an error only where a record holds it or a value sets it
+  (``FieldDef.unusable`` says why).
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ import enum
 import keyword
 import unicodedata
 from collections.abc import Mapping
+import json
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -32,6 +44,8 @@ from ..golang.syntax import GoType, GoTypeSyntaxError, parse_go_type
 
 #: Largest zid accepted (Cap'n Proto's ordinal limit); zids index dense tables.
 MAX_ZID = 65535
+#: Smallest "no zid" accepted (the reference writes -3, -2 and -1).
+MIN_NO_ZID = -(1 << 31)
 #: Largest fixed-array length accepted; a zero value allocates this many elements.
 MAX_ARRAY_LENGTH = 1 << 20
 #: Most values a struct's zero value may hold (fixed arrays nested in arrays and in
@@ -78,12 +92,18 @@ class Kind(enum.IntEnum):
     ARRAY = 27
     POINTER = 28
     IDENT_IFACE = 29
+    # Not Zkinds: types of the reference runtime that a schema names by IDENT (22).
+    RAW = 31            # msgp.Raw: one msgpack value, kept as its bytes
+    NUMBER = 32         # msgp.Number: an int64, uint64, float32 or float64 that keeps its wire family
 
 
+#: The largest Kind a schema document may hold (RAW and NUMBER are spelled as IDENTs).
+MAX_ZKIND = Kind.IDENT_IFACE
 PRIMITIVE_KINDS = frozenset(Kind(k) for k in range(1, 22))
 INTEGER_KINDS = frozenset(Kind(k) for k in range(7, 18))
-#: Element kinds that make a slice or array ``bin``: only ``byte`` (kind 12). The
-#: generator works on spelling, so ``[]uint8`` (kind 8) is an array of integers.
+#: Element kinds that make a fixed array ``bin``: only ``byte`` (kind 12). The generator
+#: works on spelling, so ``[N]uint8`` (kind 8) is an array of integers; a slice is ``bin``
+#: only as ``[]byte`` spelled so (kind 1), never as a slice of kind 12.
 BYTE_KINDS = frozenset({Kind.BYTE})
 
 #: Go spelling of each primitive kind.
@@ -95,6 +115,12 @@ GO_PRIMITIVE_NAMES: Mapping[Kind, str] = MappingProxyType({
     Kind.INT16: "int16", Kind.INT32: "int32", Kind.INT64: "int64", Kind.BOOL: "bool",
     Kind.INTF: "interface{}", Kind.TIME: "time.Time", Kind.EXT: "msgp.Extension",
 })
+#: The runtime types of the msgp package a schema names (IDENT ``msgp.Raw``), by type name.
+MSGP_RUNTIME_KINDS: Mapping[str, Kind] = MappingProxyType({"Raw": Kind.RAW, "Number": Kind.NUMBER})
+#: Their Go spelling, qualified by the package's usual name.
+GO_RUNTIME_NAMES: Mapping[Kind, str] = MappingProxyType({kind: f"msgp.{name}" for name, kind in MSGP_RUNTIME_KINDS.items()})
+#: The kinds a value of which is one msgpack value with no inner schema type.
+SCALAR_KINDS = PRIMITIVE_KINDS | frozenset(GO_RUNTIME_NAMES)
 
 
 @dataclass(frozen=True)
@@ -104,7 +130,11 @@ class TypeRef:
     ``kind`` is a primitive kind, ``STRUCT`` (``name``), ``IDENT_IFACE`` (an
     interface type resolved by the struct name on the wire; ``name``), ``SLICE``
     (``elem``), ``ARRAY`` (``length``, ``elem``), ``MAP`` (``key``, ``elem``) or
-    ``POINTER`` (``elem``). Equal types compare equal whatever quirk spelled them.
+    ``POINTER`` (``elem``), or ``RAW`` / ``NUMBER``. Equal types compare equal
+    whatever quirk spelled them. ``inlined``: a struct the reference generator
+    inlined into its parent (an unnamed Kind 25 in the schema), which its ``-msgp``
+    writer writes with every field, ``omitempty`` or not; not part of the type's
+    identity (the generator inlines as Go's map order falls).
     """
 
     kind: Kind
@@ -112,12 +142,15 @@ class TypeRef:
     elem: TypeRef | None = None
     key: TypeRef | None = None
     length: int = 0
+    inlined: bool = field(default=False, compare=False)
 
     @property
     def go(self) -> str:
         """The Go spelling of the type."""
         if self.kind in PRIMITIVE_KINDS:
             return GO_PRIMITIVE_NAMES[self.kind]
+        if self.kind in GO_RUNTIME_NAMES:
+            return GO_RUNTIME_NAMES[self.kind]
         if self.kind in (Kind.STRUCT, Kind.IDENT_IFACE):
             return self.name
         if self.kind == Kind.SLICE:
@@ -142,7 +175,15 @@ class TypeRef:
 
 @dataclass(frozen=True)
 class FieldDef:
-    """One field of a struct. ``type`` is None exactly for Skip fields."""
+    """One field of a struct. ``type`` is None exactly for Skip fields and unusable ones.
+
+    A negative ``zid`` means the field has none (only msgp mode, which keys fields
+    by ``tag_name``, can write it). ``unusable``: why zebrapack cannot represent
+    the field's type ("" for every other field); such a field keeps its attribute
+    (None), its type as the document spells it (``foreign_type``, JSON text of
+    FieldCategory, FieldPrimitive and FieldFullType), and is an error where a
+    record holds it or a value sets it.
+    """
 
     zid: int
     go_name: str
@@ -153,11 +194,23 @@ class FieldDef:
     skip: bool = False
     deprecated: bool = False
     show_zero: bool = False
+    unusable: str = ""
+    foreign_type: str = ""
 
     @property
     def attr(self) -> str:
         """The Python attribute name: the Go name, with ``_`` appended to a Python keyword."""
         return python_name(self.go_name)
+
+    @property
+    def go_spelling(self) -> str:
+        """The field's Go type as its FieldTypeStr spells it, on one line (messages)."""
+        return " ".join(self.type_str.split()) or (self.type.go if self.type is not None else "its type")
+
+    @property
+    def has_zid(self) -> bool:
+        """Whether zebrapack mode can key the field (a zid of 0..MAX_ZID)."""
+        return self.zid >= 0
 
 
 @dataclass(frozen=True)
@@ -169,8 +222,25 @@ class StructDef:
 
     @property
     def wire_fields(self) -> tuple[FieldDef, ...]:
-        """The fields that are read and written (not Skip), in zid order."""
+        """The fields that are read and written (not Skip, not unusable), in zid order
+        (fields without a zid first, in declaration order)."""
+        return tuple(sorted((f for f in self.fields if not f.skip and not f.unusable), key=lambda f: f.zid))
+
+    @property
+    def value_fields(self) -> tuple[FieldDef, ...]:
+        """The fields a value of the struct has an attribute for: the wire fields and the
+        unusable ones (always None), in zid order."""
         return tuple(sorted((f for f in self.fields if not f.skip), key=lambda f: f.zid))
+
+    @property
+    def unusable_fields(self) -> tuple[FieldDef, ...]:
+        """The fields whose type zebrapack cannot represent (``FieldDef.unusable``)."""
+        return tuple(f for f in self.fields if f.unusable)
+
+    @property
+    def field_without_zid(self) -> FieldDef | None:
+        """The first field (not Skip) that has no zid: the struct is msgp mode's only."""
+        return next((f for f in self.fields if not f.skip and not f.has_zid), None)
 
     def field_by_zid(self, zid: int) -> FieldDef | None:
         for candidate in self.fields:
@@ -259,7 +329,8 @@ def parse_schema(document: object) -> SchemaDef:
         raise SchemaError("Imports must be a list of strings")
     raw_structs = _raw_structs(document.get("Structs", {}))
     names = {name for name, _ in raw_structs}
-    structs = {name: _parse_struct(name, raw, names) for name, raw in raw_structs}
+    runtime = _msgp_qualifiers(imports)
+    structs = {name: _parse_struct(name, raw, names, runtime) for name, raw in raw_structs}
     check_names(structs)
     try:
         _check_value_cycles(structs)
@@ -300,6 +371,21 @@ def _raw_structs(value: object) -> list[tuple[str, Mapping[str, Any]]]:
     return result
 
 
+#: The import path of the reference runtime, whose last element names the package.
+_MSGP_PACKAGE = "msgp"
+
+
+def _msgp_qualifiers(imports: list[str]) -> frozenset[str]:
+    """The names the schema's source gives the msgp runtime package (``msgp``, or the
+    alias of its import): ``msgp.Raw`` is the runtime's Raw only through them."""
+    qualifiers = {_MSGP_PACKAGE}
+    for item in imports:
+        alias, _, path = item.strip().rpartition(" ")
+        if path.strip('"').rpartition("/")[2] == _MSGP_PACKAGE and alias.strip() not in ("", "_", "."):
+            qualifiers.add(alias.strip())
+    return frozenset(qualifiers)
+
+
 def _optional(doc: Mapping[str, Any], key: str, kind: type, default: Any,
               struct: str | None, fieldname: str | None) -> Any:
     value = doc.get(key, default)
@@ -310,16 +396,16 @@ def _optional(doc: Mapping[str, Any], key: str, kind: type, default: Any,
     return value
 
 
-def _parse_struct(name: str, raw: Mapping[str, Any], struct_names: set[str]) -> StructDef:
+def _parse_struct(name: str, raw: Mapping[str, Any], struct_names: set[str], runtime: frozenset[str]) -> StructDef:
     raw_fields = raw.get("Fields", [])
     if not isinstance(raw_fields, list):
         raise SchemaError("Fields must be a list", name)
-    fields = tuple(_parse_field(name, index, item, struct_names) for index, item in enumerate(raw_fields))
+    fields = tuple(_parse_field(name, index, item, struct_names, runtime) for index, item in enumerate(raw_fields))
     seen_zids: dict[int, str] = {}
     seen_names: set[str] = set()
     seen_tags: set[str] = set()
     for f in fields:
-        if 0 <= f.zid <= MAX_ZID:   # Skip fields may have none (Zid -2)
+        if f.has_zid:   # fields may have none (Zid -2 for Skip, -3 or -1 in msgp mode)
             if f.zid in seen_zids:
                 raise SchemaError(f"zid {f.zid} used twice (also by {seen_zids[f.zid]})", name, f.go_name)
             seen_zids[f.zid] = f.go_name
@@ -333,7 +419,7 @@ def _parse_struct(name: str, raw: Mapping[str, Any], struct_names: set[str]) -> 
     return StructDef(name=name, fields=fields)
 
 
-def _parse_field(struct: str, index: int, raw: object, struct_names: set[str]) -> FieldDef:
+def _parse_field(struct: str, index: int, raw: object, struct_names: set[str], runtime: frozenset[str]) -> FieldDef:
     if not isinstance(raw, Mapping):
         raise SchemaError(f"field #{index} is not a map", struct)
     go_name = raw.get("FieldGoName")
@@ -343,8 +429,9 @@ def _parse_field(struct: str, index: int, raw: object, struct_names: set[str]) -
     if not isinstance(zid, int) or isinstance(zid, bool):
         raise SchemaError(f"Zid must be int, not {type(zid).__name__}", struct, go_name)
     skip = _optional(raw, "Skip", bool, False, struct, go_name)
-    if not skip and not 0 <= zid <= MAX_ZID:   # a Skip field's zid is never on the wire
-        raise SchemaError(f"zid {zid} outside 0..{MAX_ZID}", struct, go_name)
+    # A Skip field's zid is never on the wire; a negative one: no zid (msgp mode keys the field by its tag).
+    if not skip and not MIN_NO_ZID <= zid <= MAX_ZID:
+        raise SchemaError(f"zid {zid} outside 0..{MAX_ZID} (or a negative 'no zid')", struct, go_name)
     tag_name = _optional(raw, "FieldTagName", str, go_name, struct, go_name) or go_name
     type_str = _optional(raw, "FieldTypeStr", str, "", struct, go_name)
     flags = {key: _optional(raw, key, bool, False, struct, go_name)
@@ -354,33 +441,48 @@ def _parse_field(struct: str, index: int, raw: object, struct_names: set[str]) -
     primitive = _optional(raw, "FieldPrimitive", int, 0, struct, go_name)
     full_type = raw.get("FieldFullType")
     type_ref: TypeRef | None = None
+    unusable = foreign = ""
     if not flags["Skip"]:
-        resolver = _TypeResolver(struct, go_name, struct_names)
-        if full_type is not None:
-            type_ref = resolver.resolve(full_type, resolver.parse(type_str))
-        elif category == Kind.BASE_ELEM and primitive:
-            type_ref = resolver.resolve({"Kind": primitive, "Str": type_str}, resolver.parse(type_str))
-        elif category in (Kind.STRUCT, Kind.IDENT, Kind.IDENT_IFACE):
-            type_ref = resolver.resolve({"Kind": category, "Str": type_str}, resolver.parse(type_str))
-        else:
-            raise SchemaError("field has no type (FieldFullType) and is not Skip", struct, go_name)
+        resolver = _TypeResolver(struct, go_name, struct_names, runtime)
+        try:
+            if full_type is not None:
+                type_ref = resolver.resolve(full_type, resolver.parse(type_str))
+            elif category == Kind.BASE_ELEM and primitive:
+                type_ref = resolver.resolve({"Kind": primitive, "Str": type_str}, resolver.parse(type_str))
+            elif category in (Kind.STRUCT, Kind.IDENT, Kind.IDENT_IFACE):
+                type_ref = resolver.resolve({"Kind": category, "Str": type_str}, resolver.parse(type_str))
+            else:
+                raise SchemaError("field has no type (FieldFullType) and is not Skip", struct, go_name)
+        except _Unrepresentable as exc:
+            unusable = exc.reason
+            foreign = json.dumps({key: raw[key] for key in ("FieldCategory", "FieldPrimitive", "FieldFullType")
+                                  if key in raw}, sort_keys=True)
     return FieldDef(
         zid=zid, go_name=go_name, tag_name=tag_name, type=type_ref, type_str=type_str,
         omit_empty=flags["OmitEmpty"], skip=flags["Skip"],
         deprecated=flags["Deprecated"], show_zero=flags["ShowZero"],
+        unusable=unusable, foreign_type=foreign,
     )
+
+
+class _Unrepresentable(SchemaError):
+    """A well-formed type that zebrapack cannot represent: only its field is unusable."""
 
 
 class _TypeResolver:
     """Turns one field's Ztype tree into a TypeRef, with its Go spelling alongside."""
 
-    def __init__(self, struct: str, field_name: str, struct_names: set[str]) -> None:
+    def __init__(self, struct: str, field_name: str, struct_names: set[str], runtime: frozenset[str]) -> None:
         self.struct = struct
         self.field = field_name
         self.struct_names = struct_names
+        self.runtime = runtime
 
     def error(self, message: str) -> SchemaError:
         return SchemaError(message, self.struct, self.field)
+
+    def unrepresentable(self, message: str) -> _Unrepresentable:
+        return _Unrepresentable(message, self.struct, self.field)
 
     def parse(self, type_str: str) -> GoType | None:
         if not type_str:
@@ -400,10 +502,9 @@ class _TypeResolver:
         kind_value = ztype.get("Kind")
         if not isinstance(kind_value, int) or isinstance(kind_value, bool):
             raise self.error(f"type Kind must be int, not {kind_value!r}")
-        try:
-            kind = Kind(kind_value)
-        except ValueError:
-            raise self.error(f"unknown type kind {kind_value}") from None
+        if not 0 <= kind_value <= MAX_ZKIND:
+            raise self.error(f"unknown type kind {kind_value}")
+        kind = Kind(kind_value)
         name = ztype.get("Str", "")
         if not isinstance(name, str):
             raise self.error(f"type Str must be str, not {type(name).__name__}")
@@ -424,6 +525,13 @@ class _TypeResolver:
         if kind == Kind.IDENT:
             if name in self.struct_names:
                 return TypeRef(Kind.STRUCT, name=name)
+            qualifier, _, short = name.rpartition(".")
+            if qualifier in self.runtime and short in MSGP_RUNTIME_KINDS:
+                return TypeRef(MSGP_RUNTIME_KINDS[short])
+            if qualifier and qualifier.isidentifier() and short.isidentifier():
+                raise self.unrepresentable(f"type {name} of another package: its own code writes it, and "
+                                           "the schema does not say how (zebrapack knows msgp.Raw and "
+                                           "msgp.Number of the runtime)")
             if not name.isidentifier():
                 raise self.error(f"IDENT type names {name!r}")
             return TypeRef(Kind.IDENT_IFACE, name=name)
@@ -434,10 +542,9 @@ class _TypeResolver:
                 raise self.error(f"interface type {name!r} has the name of a struct of the schema")
             return TypeRef(Kind.IDENT_IFACE, name=name)
         if kind == Kind.STRUCT:
-            return TypeRef(Kind.STRUCT, name=self._struct_name(name, spelled))
+            return TypeRef(Kind.STRUCT, name=self._struct_name(name, spelled), inlined=name not in self.struct_names)
         if kind == Kind.SLICE:
-            elem = child("Domain", part("slice", "elem"))
-            return TypeRef(Kind.BYTES) if elem.kind in BYTE_KINDS else TypeRef(Kind.SLICE, elem=elem)
+            return TypeRef(Kind.SLICE, elem=child("Domain", part("slice", "elem")))
         if kind == Kind.POINTER:
             return TypeRef(Kind.POINTER, elem=child("Domain", part("pointer", "elem")))
         if kind == Kind.MAP:
@@ -455,8 +562,11 @@ class _TypeResolver:
             candidate = spelled.name.rpartition(".")[2]
             if candidate in self.struct_names:
                 return candidate
-            raise self.error(f"inlined struct {spelled.name!r} is not a struct of the schema")
-        raise self.error("unnamed inlined struct whose FieldTypeStr does not name it")
+            raise self.unrepresentable(f"inlined struct {spelled.name!r} is not a struct of the schema")
+        if spelled is not None and spelled.form == "struct":
+            raise self.unrepresentable("an anonymous struct type: the schema has no struct, and so no "
+                                       "class, for it (declare it as a named struct type in Go)")
+        raise self.unrepresentable("unnamed inlined struct whose FieldTypeStr does not name it")
 
     def _array_length(self, domain: object) -> int:
         if not isinstance(domain, Mapping):

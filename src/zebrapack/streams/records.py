@@ -51,7 +51,7 @@ class Schema(Protocol):
                        offset: int = 0) -> StreamDecoder[Any]: ...
 
     def encode_into(self, obj: Any, buffer: bytearray, offset: int = 0, *, structnames: bool = True,
-                    mode: str = "zebrapack") -> None: ...
+                    mode: str = "zebrapack", fixext: bool = False) -> None: ...
 
 
 def iter_records(
@@ -133,7 +133,7 @@ class RecordWriter:
     with ``storage_options``). ``write_schema=True`` first writes the schema document,
     making the stream self-describing (read it back with ``zebrapack.open_stream``).
     Use as a context manager, or call ``close()`` (which flushes; a file given open
-    stays open).
+    stays open). ``structnames``, ``mode``, ``fixext``: as ``schema.encode``.
 
     ``index``: also write the file's sidecar index (see ``zebrapack.build_index``)
     when the writer is closed, to this path, or with ``True`` to the file's name
@@ -158,13 +158,15 @@ class RecordWriter:
     """
 
     def __init__(self, schema: Schema, fileobj: IO[bytes] | str | os.PathLike[str], *, structnames: bool = True,
-                 mode: str = "zebrapack", write_schema: bool = False, buffer_size: int = 1 << 16,
+                 mode: str = "zebrapack", fixext: bool = False, write_schema: bool = False,
+                 buffer_size: int = 1 << 16,
                  index: str | os.PathLike[str] | bool | None = None, index_every: int = DEFAULT_EVERY,
                  index_every_bytes: int = DEFAULT_EVERY_BYTES,
                  storage_options: Mapping[str, Any] | None = None) -> None:
         self._schema = schema
         self._structnames = structnames
         self._mode = mode
+        self._fixext = fixext
         self._buffer_size = buffer_size
         self._buffer = bytearray()
         self._buffered = 0          # records in _buffer
@@ -208,7 +210,8 @@ class RecordWriter:
         """Encode and buffer one record (EncodeError leaves the stream untouched)."""
         if self._failure is not None:
             self._refuse()
-        self._schema.encode_into(obj, self._buffer, -1, structnames=self._structnames, mode=self._mode)
+        self._schema.encode_into(obj, self._buffer, -1, structnames=self._structnames, mode=self._mode,
+                                 fixext=self._fixext)
         self._buffered += 1
         if self._index is not None:
             self._index.record_end(self.bytes_written + len(self._buffer))

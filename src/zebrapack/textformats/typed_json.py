@@ -20,6 +20,11 @@ equal record, which encodes to the same bytes. Beyond the vectors' format:
   ``{"$complex64": [re, im]}``.
 - A time outside the years 1-9999 (``zebrapack.GoTime``), in a time field or
   an ``interface{}`` value, is ``{"$gotime": [unix_seconds, nanoseconds]}``.
+- A ``msgp.Number`` is written as an ``interface{}`` number (``5``, ``2.5``,
+  ``{"$uint": 5}``, ``{"$f32": 2.5}``): its family is kept; a ``msgp.Raw`` is its
+  msgpack bytes, ``{"$msgpack": "<hex>"}``.
+- A field whose type zebrapack cannot represent is left out (its value is
+  always None); a value set there, or the field in a JSON object, is an error.
 - Maps are sorted by key text (the key itself for a string, else its compact
   JSON), or kept in the order of the dict (``sort_maps=False``): the decoder
   fills dicts in wire order, so that order re-encodes the map byte for byte.
@@ -65,6 +70,8 @@ _SPECIAL_FLOATS = MappingProxyType({"nan": math.nan, "inf": math.inf, "-inf": -m
 _PLAIN_KINDS = INTEGER_KINDS | {Kind.STRING, Kind.BOOL}
 _MARKERS = ("$type", "$map", "$bytes", "$time", "$complex", "$float", "$ext",
             "$f32", "$uint", "$complex64", "$gotime")
+#: The Python types of msgp.Number values (an int is an int64, or a uint64 beyond it).
+_NUMBER_TYPES = (int, float)
 
 
 class TypedJsonError(ValueError):
@@ -197,10 +204,10 @@ def _special_float(doc: dict[str, Any]) -> float:
     return result
 
 
-def _bytes_from_json(value: object) -> bytes:
-    text = _marker_value(value, "$bytes")
+def _bytes_from_json(value: object, marker: str = "$bytes") -> bytes:
+    text = _marker_value(value, marker)
     if not isinstance(text, str) or not _HEX.fullmatch(text):
-        raise TypedJsonError(f"$bytes must be hex digits in pairs, not {text!r}")
+        raise TypedJsonError(f"{marker} must be hex digits in pairs, not {text!r}")
     return bytes.fromhex(text)
 
 
@@ -270,6 +277,10 @@ class TypedJson:
         }
         self._by_go_name = {name: {go_name: (attr, type_ref) for go_name, attr, type_ref, _ in fields}
                             for name, fields in self._fields.items()}
+        # Per struct, its fields zebrapack cannot represent: Go name -> (attribute, why).
+        self._unusable = {name: {f.go_name: (f.attr, f"{f.go_spelling} cannot be represented by zebrapack: "
+                                             f"{f.unusable}") for f in struct.unusable_fields}
+                          for name, struct in self._structs.items()}
 
     # -- Python value -> typed JSON ---------------------------------------------
 
@@ -294,6 +305,9 @@ class TypedJson:
 
     def _struct_to_json(self, record: Any, name: str) -> dict[str, Any]:
         result: dict[str, Any] = {"$type": name}
+        for go_name, (attr, why) in self._unusable[name].items():
+            if getattr(record, attr, None) is not None:
+                raise TypedJsonError(f"{why}: the field must be None", "." + go_name)
         for go_name, attr, type_ref, plain in self._fields[name]:
             value = getattr(record, attr)
             if plain:
@@ -337,6 +351,12 @@ class TypedJson:
             return self._struct_to_json(value, self._struct_name_of(value))
         if kind == Kind.EXT:
             return {"$ext": [value[0], bytes(value[1]).hex()]}
+        if kind == Kind.RAW:
+            return {"$msgpack": bytes(value).hex()}
+        if kind == Kind.NUMBER:
+            if isinstance(value, bool) or not isinstance(value, _NUMBER_TYPES):
+                raise TypedJsonError(f"expected msgp.Number (an int, GoUint64, GoFloat32 or float), "
+                                     f"found {type(value).__name__}")
         return self._any_to_json(value)
 
     def _item_to_json(self, index: int, item: Any, type_ref: TypeRef) -> Any:
@@ -428,6 +448,8 @@ class TypedJson:
             try:
                 attr, type_ref = fields[key]
             except KeyError:
+                if key in self._unusable[name]:
+                    raise TypedJsonError(self._unusable[name][key][1], "." + key) from None
                 raise TypedJsonError(f"struct {name} has no field {key!r}") from None
             try:
                 if type_ref.kind == Kind.TIME:
@@ -474,6 +496,14 @@ class TypedJson:
                                        lambda item: self._value_from_json(item, elem_type))
         if kind == Kind.INTF:
             return self._any_from_json(value)
+        if kind == Kind.NUMBER:
+            number = None if isinstance(value, (list, str)) or value is None else self._any_from_json(value)
+            if isinstance(number, bool) or not isinstance(number, _NUMBER_TYPES):
+                raise TypedJsonError(f"expected msgp.Number (a number, or a $uint, $f32 or $float object), "
+                                     f"found {_json_type(value)}")
+            return number
+        if kind == Kind.RAW:
+            return _bytes_from_json(value, "$msgpack")
         if value is None:
             return None
         if kind == Kind.POINTER:

@@ -23,6 +23,7 @@ type Node = map[string]any
 var (
 	timeType   = reflect.TypeFor[time.Time]()
 	rawExtType = reflect.TypeFor[msgp.RawExtension]()
+	numberType = reflect.TypeFor[msgp.Number]()
 )
 
 // Of is the typed tree of value (a struct, or a pointer to one).
@@ -55,6 +56,8 @@ func of(v reflect.Value, u8, top bool) Node {
 		case rawExtType:
 			ext := v.Interface().(msgp.RawExtension)
 			return Node{"t": "ext", "type": ext.Type, "hex": hex.EncodeToString(ext.Data)}
+		case numberType:
+			return number(v.Interface().(msgp.Number))
 		}
 		fields := Node{}
 		for i := range v.NumField() {
@@ -112,6 +115,23 @@ func list(v reflect.Value, u8 bool) Node {
 		n["u8"] = true
 	}
 	return n
+}
+
+// number is the tree of a msgp.Number, by the family it holds: an int, a
+// uint, or the IEEE bits of an f32 or f64 as it writes them (no conversion).
+func number(n msgp.Number) Node {
+	encoded, _ := n.MarshalMsg(nil)
+	switch n.Type() {
+	case msgp.UintType:
+		u, _ := n.Uint()
+		return Node{"t": "uint", "v": u}
+	case msgp.Float32Type:
+		return Node{"t": "f32", "bits": hex.EncodeToString(encoded[1:5])}
+	case msgp.Float64Type:
+		return Node{"t": "f64", "bits": hex.EncodeToString(encoded[1:9])}
+	}
+	i, _ := n.Int()
+	return Node{"t": "int", "v": i}
 }
 
 // exactly is the value v holds, without the conversion through float64 or

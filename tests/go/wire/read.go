@@ -68,7 +68,7 @@ func ReadTime(b []byte) (time.Time, []byte, error) {
 // ReadInt reads a signed integer of type T. Like the reference, it accepts
 // only the signed family (fixints and int8-int64) and rejects the uint family
 // even for small values; a value outside T's range is an overflow.
-func ReadInt[T int | int8 | int16 | int32 | int64](b []byte) (T, []byte, error) {
+func ReadInt[T ~int | ~int8 | ~int16 | ~int32 | ~int64](b []byte) (T, []byte, error) {
 	return orZero(b, func(b []byte) (T, []byte, error) {
 		if kind := msgp.NextType(b); kind != msgp.IntType {
 			return 0, b, msgp.TypeError{Method: msgp.IntType, Encoded: kind}
@@ -88,7 +88,7 @@ func ReadInt[T int | int8 | int16 | int32 | int64](b []byte) (T, []byte, error) 
 // ReadUint reads an unsigned integer of type T. Like the reference, it
 // accepts only positive fixints and the uint family, rejecting the int
 // family and negative fixints; a value outside T's range is an overflow.
-func ReadUint[T uint | uint8 | uint16 | uint32 | uint64](b []byte) (T, []byte, error) {
+func ReadUint[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](b []byte) (T, []byte, error) {
 	return orZero(b, func(b []byte) (T, []byte, error) {
 		positiveFixint := len(b) > 0 && b[0] <= 0x7f
 		if kind := msgp.NextType(b); kind != msgp.UintType && !positiveFixint {

@@ -33,15 +33,23 @@ func (s *StructWriter) Field(zid int64, value []byte) {
 
 // Put adds the entry of zid holding value as encoded by appendValue.
 func Put[T any](s *StructWriter, zid int64, appendValue Appender[T], value T) {
+	if value, ok := encode(s, fmt.Sprintf("zid %d", zid), appendValue, value); ok {
+		s.Field(zid, value)
+	}
+}
+
+// encode is value as appendValue encodes it, false when it or an earlier field
+// of s failed: s keeps the first failure, naming the struct and the field.
+func encode[T any](s *StructWriter, field string, appendValue Appender[T], value T) ([]byte, bool) {
 	if s.err != nil {
-		return
+		return nil, false
 	}
 	encoded, err := appendValue(nil, value)
 	if err != nil {
-		s.err = fmt.Errorf("%s: zid %d: %w", s.name, zid, err)
-		return
+		s.err = fmt.Errorf("%s: %s: %w", s.name, field, err)
+		return nil, false
 	}
-	s.Field(zid, encoded)
+	return encoded, true
 }
 
 // AppendTo appends the struct map to o: its header, the -1 struct name entry
@@ -121,5 +129,63 @@ func AppendStruct[T any, P Marshaler[T]](structNames bool) Appender[T] {
 	return func(o []byte, value T) ([]byte, error) { return P(&value).AppendZ(o, structNames) }
 }
 
-// AppendIntf appends an interface{} value by its dynamic type.
-var AppendIntf Appender[any] = msgp.AppendIntf
+// AppendIntf appends an interface{} value by its dynamic type, as the
+// reference's runtime does: like msgp.AppendIntf, but an extension (inside
+// slices and maps too) gets the header of the reference's AppendExtension.
+func AppendIntf(o []byte, value any) ([]byte, error) {
+	var err error
+	switch v := value.(type) {
+	case msgp.Extension:
+		return AppendExtension(o, v)
+	case []any:
+		o = msgp.AppendArrayHeader(o, uint32(len(v)))
+		for _, item := range v {
+			if o, err = AppendIntf(o, item); err != nil {
+				return o, err
+			}
+		}
+		return o, nil
+	case map[string]any:
+		o = msgp.AppendMapHeader(o, uint32(len(v)))
+		for key, item := range v {
+			if o, err = AppendIntf(msgp.AppendString(o, key), item); err != nil {
+				return o, err
+			}
+		}
+		return o, nil
+	}
+	return msgp.AppendIntf(o, value)
+}
+
+// AppendExtension appends an extension as the reference's MarshalMsg path
+// (msgp.AppendExtension) writes it: ext8 for every payload of 0..254 bytes
+// (its switch over the fixext sizes falls through to the length switch, which
+// overwrites the header), ext16 below 65535 bytes, then ext32. The runtime
+// here writes fixext1/2/4/8/16 instead, as the reference's EncodeMsg path does.
+func AppendExtension(o []byte, e msgp.Extension) ([]byte, error) {
+	n := e.Len()
+	switch {
+	case n < 0xff:
+		o = append(o, 0xc7, byte(n))
+	case n < 0xffff:
+		o = append(o, 0xc8, byte(n>>8), byte(n))
+	default:
+		o = append(o, 0xc9, byte(n>>24), byte(n>>16), byte(n>>8), byte(n))
+	}
+	o = append(o, byte(e.ExtensionType()))
+	start := len(o)
+	o = append(o, make([]byte, n)...)
+	return o, e.MarshalBinaryTo(o[start:])
+}
+
+// AppendSigned appends an integer of any signed type (named ones too) in the
+// smallest signed form.
+func AppendSigned[T ~int | ~int8 | ~int16 | ~int32 | ~int64](o []byte, v T) ([]byte, error) {
+	return msgp.AppendInt64(o, int64(v)), nil
+}
+
+// AppendUnsigned appends an integer of any unsigned type (named ones too) in
+// the smallest unsigned form.
+func AppendUnsigned[T ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64](o []byte, v T) ([]byte, error) {
+	return msgp.AppendUint64(o, uint64(v)), nil
+}
