@@ -85,11 +85,12 @@ def table(results: Sequence[Result]) -> str:
 
 
 def above(results: Sequence[Result]) -> list[str]:
-    """The rows above 1.0x msgspec.Struct in time (median) or instructions."""
+    """The rows above 1.0x msgspec.Struct in time (median) or instructions, as printed (two
+    decimals: 1.004 is 1.00)."""
     lines = []
     for result in results:
         ratio = result.instruction_ratio()
-        if result.time_ratio() > 1.0 or (ratio is not None and ratio > 1.0):
+        if round(result.time_ratio(), 2) > 1.0 or (ratio is not None and round(ratio, 2) > 1.0):
             instr = "" if ratio is None else f", instructions {ratio:.2f}x"
             lines.append(f"- {result.name} ({result.direction}): time {result.timed.vs('Struct')}x{instr}")
     return lines
