@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -97,9 +99,6 @@ def test_instruction_breakdown_counts_self_cost_and_leaves_out_the_cost_of_calls
 
 
 def test_arrow_benchmark_sets_zebrapack_arrow_beside_go_generated_code(tmp_path: Path) -> None:
-    import os
-    import shutil
-
     from benchmarks import bench_arrow
 
     text = bench_arrow.main(["--records", "300", "--quick", "--best-of", "1", "--out", str(tmp_path)])
@@ -112,3 +111,28 @@ def test_arrow_benchmark_sets_zebrapack_arrow_beside_go_generated_code(tmp_path:
                    "zebrapack.arrow.write / MarshalMsg", "tinylib/msgp v1.6.5", "300 records"):
         assert needle in text
     assert "Go's generated code" in (tmp_path / "arrow.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="callgrind counts need valgrind on PATH")
+def test_family_benchmark_counts_instructions_of_both_libraries_beside_the_times(tmp_path: Path) -> None:
+    from benchmarks import bench_family
+
+    results = bench_family.main([*TINY, "8 int64 full range", "--direction", "encode", "--out", str(tmp_path)])
+    [result] = results
+    assert result.instructions is not None
+    assert set(result.instructions) == {"zebrapack", "msgspec"} and min(result.instructions.values()) > 100
+    ratio = result.instruction_ratio()
+    assert ratio is not None and 0.1 < ratio < 10
+    table = (tmp_path / "family.md").read_text(encoding="utf-8")
+    counts = f"{result.instructions['zebrapack']:,} · {result.instructions['msgspec']:,}"
+    assert f"| {ratio:.2f} | {counts} |" in table and "callgrind" in table
+
+
+@pytest.mark.parametrize("library", ["zebrapack", "msgspec"])
+def test_profile_loop_runs_any_row_of_the_family(library: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from benchmarks import profile_shape
+
+    profile_shape.main(["str cjk 16B", "encode", "--seconds", "0.05", "--library", library])
+    assert f"{library} str cjk 16B encode:" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="is a family"):
+        profile_shape.main(["maps", "--seconds", "0.01"])
