@@ -1,6 +1,7 @@
 """Record files into Arrow and back: ``zebrapack.arrow`` against what users do without it.
 
     python -m benchmarks.bench_arrow [--records N] [--compound-records M] [--rounds R] [--best-of B] [--out DIR]
+    python -m benchmarks.bench_arrow --go-only [--records N] [--rounds R]   # the Go section alone
 
 Into a ``pyarrow.Table`` (the same Arrow schema for every contender), from the
 same seeded records held in memory:
@@ -15,7 +16,10 @@ for N records of the README ``A`` shape (``src/zebrapack/examples/zp.go``, rando
 values, default 1,000,000) and M records of the container-heavy ``Compound``
 (``tests/vectors/schemas/zp.z``, default N / 10). Then a two-column projection
 (``columns=``) against the full read, and the write direction: ``zebrapack.arrow.write``
-of the table against ``Table.to_pylist`` + the generated classes + ``encode``.
+of the table against ``Table.to_pylist`` + the generated classes + ``encode``. Last,
+``zebrapack.arrow.read`` and ``write`` of the ``A`` records beside Go's own generated
+code on the same records (``_gobench``: tinylib/msgp's ``UnmarshalMsg`` and
+``MarshalMsg``, one thread), with the ratios; ``--go-only`` runs that section alone.
 
 Timing as in ``_harness``: contenders interleaved, each round keeping each one's best
 of ``--best-of`` calls (default 1: one call is a whole table), ``--rounds`` rounds
@@ -276,6 +280,22 @@ def against_go(shape: Shape, table: pa.Table, options: Options) -> str:
             + markdown_table(["ratio (median, min–max over rounds)", "value", "target (issue 26)"], ratio_rows))
 
 
+def _a_table(a: Shape) -> pa.Table:
+    return pa.Table.from_pylist(_rows_of(a.schema.decode_all(a.zebrapack_stream), A_SCHEMA.names), A_SCHEMA)
+
+
+def _header(options: Options) -> str:
+    return (f"{machine()}; pyarrow {pa.__version__}. Rounds {options.rounds}, best of {options.best_of} per round; "
+            "GC on. Speedup: a baseline's time over zebrapack's, median (min-max) over the rounds.\n\n")
+
+
+def run_against_go(options: Options, a_count: int) -> str:
+    """The section against Go's generated code alone (``--go-only``)."""
+    a = a_shape(a_count)
+    return _header(options) + f"### {a.name} records against Go's generated code\n\n" \
+        + against_go(a, _a_table(a), options)
+
+
 def run(options: Options, a_count: int, compound_count: int) -> str:
     sections = []
     a = a_shape(a_count)
@@ -293,7 +313,7 @@ def run(options: Options, a_count: int, compound_count: int) -> str:
         if "zebrapack.arrow.read, every column" in contenders:
             text += "\n\n(On the full read's row: how much faster the projection is than reading every column.)"
         sections.append((f"Two-column projection of {shape.name}", text))
-    table = pa.Table.from_pylist(_rows_of(a.schema.decode_all(a.zebrapack_stream), A_SCHEMA.names), A_SCHEMA)
+    table = _a_table(a)
     writers = write_contenders(a, table)
     for name, function in writers.items():
         assert function() == a.zebrapack_stream, f"{name} does not write the records read"
@@ -303,8 +323,7 @@ def run(options: Options, a_count: int, compound_count: int) -> str:
     sections.append((f"{a.name} records against Go's generated code", against_go(a, table, options)))
     note = ("" if zpa is not None and hasattr(zpa, "read")
             else "zebrapack.arrow.read is not available here: the baselines alone.\n\n")
-    return (f"{machine()}; pyarrow {pa.__version__}. Rounds {options.rounds}, best of {options.best_of} per round; "
-            f"GC on. Speedup: a baseline's time over zebrapack's, median (min-max) over the rounds.\n\n{note}"
+    return (_header(options) + note
             + "\n\n".join(f"### {title}\n\n{text}" for title, text in sections))
 
 
@@ -312,6 +331,7 @@ def main(argv: Sequence[str] | None = None) -> str:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--compound-records", type=int, default=None)
+    parser.add_argument("--go-only", action="store_true")
     known, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     options = parse_options(rest, __doc__.splitlines()[0])
     if "--rounds" not in rest and not options.quick:
@@ -320,6 +340,10 @@ def main(argv: Sequence[str] | None = None) -> str:
         options.best_of = 1
     options.batch_seconds = 0.0          # one call is a whole table
     options.out = options.out or RESULTS_DIR
+    if known.go_only:
+        text = run_against_go(options, known.records)
+        emit("Arrow: zebrapack.arrow against Go's generated code", text, options, "arrow-go.md")
+        return text
     compound_count = known.compound_records or max(1, known.records // 10)
     text = run(options, known.records, compound_count)
     emit("Arrow: record files into tables and back", text, options, "arrow.md")

@@ -112,6 +112,11 @@ def test_arrow_benchmark_sets_zebrapack_arrow_beside_go_generated_code(tmp_path:
         assert needle in text
     assert "Go's generated code" in (tmp_path / "arrow.md").read_text(encoding="utf-8")
 
+    alone = bench_arrow.main(["--go-only", "--records", "200", "--quick", "--best-of", "1", "--out", str(tmp_path)])
+    assert "zebrapack.arrow.read / UnmarshalMsg into a reused A" in alone and "200 records" in alone
+    assert "projection" not in alone and "pyarrow.json" not in alone
+    assert (tmp_path / "arrow-go.md").read_text(encoding="utf-8").startswith("## Arrow: zebrapack.arrow against Go")
+
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="callgrind counts need valgrind on PATH")
 def test_family_benchmark_counts_instructions_of_both_libraries_beside_the_times(tmp_path: Path) -> None:

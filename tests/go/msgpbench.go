@@ -17,7 +17,8 @@ package main
 //	  unmarshal-new     UnmarshalMsg of each record into a new A, all kept
 //	                    (a slice of n pointers made per pass)
 //	  marshal           MarshalMsg of each record, appended to one buffer
-//	                    reused from pass to pass
+//	                    reused from pass to pass (made at its full size when
+//	                    the records are loaded, so that no pass grows it)
 
 import (
 	"encoding/json"
@@ -81,6 +82,7 @@ func newMsgpBench(zebrapack []byte) (*msgpBench, error) {
 				index, back, bench.records[index])
 		}
 	}
+	bench.out = make([]byte, 0, len(bench.msgs))
 	return bench, nil
 }
 
