@@ -43,7 +43,7 @@ class GoMsgp:
     def __init__(self, zebrapack_stream: bytes) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="zpeer-bench-")
         try:
-            binary = _build(Path(self._dir.name))
+            binary = build(Path(self._dir.name))
         except BaseException:
             self._dir.cleanup()
             raise
@@ -62,7 +62,7 @@ class GoMsgp:
     def _ask(self, request: bytes) -> bytes:
         stdin, stdout = self._process.stdin, self._process.stdout
         assert stdin is not None and stdout is not None
-        stdin.write(_REQUEST.pack(len(request)) + request)
+        stdin.write(frame(request))
         stdin.flush()
         header = stdout.read(_RESPONSE.size)
         if len(header) < _RESPONSE.size:
@@ -93,7 +93,13 @@ class GoMsgp:
         self.close()
 
 
-def _build(out_dir: Path) -> Path:
+def frame(request: bytes) -> bytes:
+    """One request as ``zpeer msgp-bench`` reads it (the frames of tests/go/main.go)."""
+    return _REQUEST.pack(len(request)) + request
+
+
+def build(out_dir: Path) -> Path:
+    """``zpeer`` built into ``out_dir``; ``GoUnavailable`` without ``go`` or when the build fails."""
     go = shutil.which("go")
     if go is None:
         raise GoUnavailable("the Go toolchain (`go`) is not on PATH")

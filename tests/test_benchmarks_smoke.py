@@ -141,3 +141,17 @@ def test_profile_loop_runs_any_row_of_the_family(library: str, capsys: pytest.Ca
     assert f"{library} str cjk 16B encode:" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="is a family"):
         profile_shape.main(["maps", "--seconds", "0.01"])
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="callgrind counts need valgrind on PATH")
+def test_arrow_instruction_counts_set_zebrapack_arrow_beside_go_generated_code() -> None:
+    from benchmarks import instructions_arrow
+
+    if shutil.which("go") is None and os.environ.get("ZEBRAPACK_REQUIRE_GO") != "1":
+        pytest.skip("the Go toolchain (`go`) is not on PATH")
+    text = instructions_arrow.main(["--records", "200", "--top", "8"])
+    for label, _, _, _ in instructions_arrow.RATIOS:
+        assert f"| {label} | " in text
+    for _, label in instructions_arrow.ZEBRAPACK_PASSES + instructions_arrow.GO_PASSES:
+        assert f"{label}: " in text       # its costliest functions
+    assert "zpeer/zp.(*A).MarshalMsg (zpeer)" in text and "(_core." in text   # both sides
