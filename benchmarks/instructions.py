@@ -46,7 +46,8 @@ class Count:
     functions: list[tuple[str, int]] = field(default_factory=list)
 
 
-def _operation(shape: Any, direction: str, library: str) -> Callable[[], Any]:
+def shape_operation(shape: Any, direction: str, library: str) -> Callable[[], Any]:
+    """One decode or encode of a family row's record by zebrapack or msgspec.Struct."""
     import msgspec
     if library == "msgspec":
         encoder = msgspec.msgpack.Encoder()
@@ -95,7 +96,7 @@ def _child(library: str, selectors: list[str], sizes: dict[str, int]) -> None:
             name = f"{shape.name}:{direction}"
             if name not in pairs and not any(f in names for f in shape.families):
                 continue
-            function = _operation(shape, direction, library)
+            function = shape_operation(shape, direction, library)
             count = loop_count(len(shape.schema.encode(shape.zebrapack_value)))
             for _ in range(3):
                 function()

@@ -19,10 +19,9 @@ import random
 import time
 from typing import Any, Callable, Sequence
 
-import msgspec
-
 from ._family import select
 from ._shapes import SEED, a_values, generated_schema
+from .instructions import shape_operation
 
 
 def operation(shape_name: str, direction: str, library: str = "zebrapack") -> Callable[[], Any]:
@@ -34,21 +33,7 @@ def operation(shape_name: str, direction: str, library: str = "zebrapack") -> Ca
     shapes = select([shape_name])   # SystemExit naming the rows when it is none of them
     if len(shapes) != 1:
         raise SystemExit(f"{shape_name!r} is a family: name one of its rows ({', '.join(s.name for s in shapes)})")
-    shape = shapes[0]
-    if library == "msgspec":
-        struct_value = shape.struct_value
-        encoder = msgspec.msgpack.Encoder()
-        if direction == "encode":
-            return lambda: encoder.encode(struct_value)
-        struct_bytes = encoder.encode(struct_value)
-        struct_decode = msgspec.msgpack.Decoder(type(struct_value)).decode
-        return lambda: struct_decode(struct_bytes)
-    if direction == "decode":
-        data = shape.schema.encode(shape.zebrapack_value)
-        decode = shape.schema.decode
-        return lambda: decode(data)
-    encode, value = shape.schema.encode, shape.zebrapack_value
-    return lambda: encode(value)
+    return shape_operation(shapes[0], direction, library)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
