@@ -40,7 +40,7 @@ from typing import Any
 
 import zebrapack
 
-from zebrapack.streams.index_format import DEFAULT_EVERY
+from zebrapack.recordio.index_format import DEFAULT_EVERY
 
 from ._harness import markdown_table
 from ._shapes import SEED, A, a_values, shapes_schema

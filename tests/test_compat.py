@@ -9,7 +9,7 @@ from conftest import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import SchemaError, check_compatible
-from zebrapack.golang.compiler import compile_go_schema
+from zebrapack.sources.from_go import compile_go_schema
 from zebrapack.schema.document import schema_document
 
 PERSON = """package people

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import zebrapack
 from zebrapack import Kind, SchemaError, TypeRef
-from zebrapack.golang.compiler import MSGP_CONSTANTS, compile_go_schema
+from zebrapack.sources.from_go import MSGP_CONSTANTS, compile_go_schema
 from zebrapack.golang.emitter import MSGP_IMPORT
 from zebrapack.schema.model import BYTE_KINDS, SCALAR_KINDS, FieldDef, SchemaDef, StructDef
 

@@ -11,7 +11,7 @@ from conftest import VECTORS, vector_bytes, vector_schema
 
 import zebrapack
 from zebrapack import GoSourceError, Kind, SchemaError, TypeRef
-from zebrapack.golang.compiler import compile_go_schema, read_go_schema
+from zebrapack.sources.from_go import compile_go_schema, read_go_schema
 from zebrapack.schema.document import schema_document
 
 SCHEMAS = sorted(path.stem for path in (VECTORS / "schemas").glob("*.go"))

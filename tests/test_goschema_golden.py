@@ -16,7 +16,7 @@ from conftest import TESTS
 
 import zebrapack
 from zebrapack import GoSourceError, Kind, TypeRef
-from zebrapack.golang.compiler import compile_go_schema
+from zebrapack.sources.from_go import compile_go_schema
 from zebrapack.schema.document import schema_document
 
 GOLDEN = TESTS / "golden"

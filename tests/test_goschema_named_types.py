@@ -19,7 +19,7 @@ from conftest import TESTS
 
 import zebrapack
 from zebrapack import Kind, TypeRef
-from zebrapack.golang.compiler import compile_go_schema
+from zebrapack.sources.from_go import compile_go_schema
 from zebrapack.schema.document import schema_document
 
 SOURCES = TESTS / "golden2" / "schemas"

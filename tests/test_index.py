@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import zebrapack
 from zebrapack import DecodeError, IndexWarning, Split
 from zebrapack.schema.document import schema_document
-from zebrapack.streams.index_format import parse_index
+from zebrapack.recordio.index_format import parse_index
 
 HEADER = struct.Struct("<8sHHIQQQQQQII")
 ENTRY = struct.Struct("<QII")

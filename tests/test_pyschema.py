@@ -14,7 +14,7 @@ from conftest import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import Kind, Retired, SchemaError, Zid
-from zebrapack.golang.compiler import compile_go_schema
+from zebrapack.sources.from_go import compile_go_schema
 
 
 # The structs A, Inner and Tree of tests/vectors/schemas/zp.go, written in Python.

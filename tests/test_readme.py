@@ -37,7 +37,7 @@ SETUP_COMMANDS = {
 }
 # Maintainer pages whose sh blocks are procedures (benchmark runs, sanitizer builds,
 # fuzzing) that take minutes: they are not run here.
-PROCEDURE_PAGES = {"benchmarks.md", "performance.md", "sanitizers-and-fuzzing.md"}
+PROCEDURE_PAGES = {"benchmarks.md", "performance.md", "performance-log.md", "sanitizers-and-fuzzing.md"}
 PAGES = sorted(DOCS.glob("*.md"))
 
 

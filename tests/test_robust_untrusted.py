@@ -19,7 +19,7 @@ import pytest
 import zebrapack
 from zebrapack import DecodeError, EncodeError, SchemaError
 from zebrapack.codegen import generate_module
-from zebrapack.evolution.from_dataclasses import schema_from_dataclasses
+from zebrapack.sources.from_dataclasses import schema_from_dataclasses
 
 INT64 = {"Kind": 17, "Str": "int64"}
 

@@ -10,7 +10,7 @@ import io
 import pytest
 
 import zebrapack
-from zebrapack.golang.compiler import compile_go_schema
+from zebrapack.sources.from_go import compile_go_schema
 
 SOURCE = """package p
 type T struct {

@@ -15,7 +15,7 @@ from conftest import VECTORS
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError, Split, TornTailError
-from zebrapack.streams.index_format import IndexEntry
+from zebrapack.recordio.index_format import IndexEntry
 
 from .engines import engine
 

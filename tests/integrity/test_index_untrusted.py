@@ -22,7 +22,7 @@ from tests.arrow.engines import engine
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import IndexWarning, Split
-from zebrapack.streams.index_format import default_index_path
+from zebrapack.recordio.index_format import default_index_path
 
 RECORDS = a_records(3000)
 PLAIN = layout(RECORDS)

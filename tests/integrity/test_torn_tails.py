@@ -18,7 +18,7 @@ from tests.arrow.engines import engine
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError, TornTailError
-from zebrapack.streams.reading import being_read
+from zebrapack.recordio.reading import being_read
 
 pa = engine("pyarrow")
 

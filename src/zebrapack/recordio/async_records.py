@@ -15,10 +15,7 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Iterable
 from typing import Any, Protocol
 
-import msgpack
-
 from .._core import DEFAULT_MAX_RECORD_SIZE
-from ..schema.document import schema_document
 from .records import Schema
 
 
@@ -94,7 +91,7 @@ class AsyncRecordWriter:
         self._buffer = bytearray()
         self.records = 0
         if write_schema:
-            self._buffer += msgpack.packb(schema_document(schema.model), use_bin_type=True)
+            self._buffer += schema.document
 
     @property
     def buffered(self) -> int:

@@ -4,7 +4,7 @@ Each dataclass is a struct named after the class; each field is a struct
 field whose Go name is the attribute name (the name zebrapack gives the
 attribute of a decoded instance, so the user's class is the schema's class).
 Zids come from ``field(metadata={"zid": N})`` or ``Annotated[T, Zid(N)]``;
-Go widths from the ``Annotated`` aliases below (``zebrapack.int32``, ...):
+Go widths from the ``Annotated`` aliases of ``zebrapack.gotypes`` (``int32``, ...):
 
     ======================  ================  ===========================
     annotation              Go type           note
@@ -13,7 +13,7 @@ Go widths from the ``Annotated`` aliases below (``zebrapack.int32``, ...):
                             bool
     int, float, complex     int64, float64,   the widest Go types
                             complex128
-    int8 ... uint64, byte,  the same          ``zebrapack.int32`` etc.
+    int8 ... uint64, byte,  the same          ``zebrapack.gotypes``
     uint, float32, ...
     datetime                time.Time         ``Optional[datetime]`` too: a
                                               time field's zero is None
@@ -42,11 +42,12 @@ from typing import Annotated, Any
 
 from .._core import DEFAULT_MAX_DEPTH
 from .._errors import SchemaError
+from ..evolution.compat import check_zid_sequence
+from ..gotypes import GoKind
 from ..schema.document import schema_document
 from ..schema.loader import Schema
 from ..schema.model import UNKNOWN_ATTR, FieldDef, Kind, SchemaDef, StructDef, TypeRef, parse_schema
 from ..values.ext import Ext
-from .compat import check_zid_sequence
 
 
 @dataclass(frozen=True)
@@ -64,14 +65,6 @@ class Zid:
 
 
 @dataclass(frozen=True)
-class GoKind:
-    """The Go type of a Python number, for ``Annotated[int, GoKind(Kind.INT32)]``
-    (the aliases ``zebrapack.int32`` etc. are these)."""
-
-    kind: Kind
-
-
-@dataclass(frozen=True)
 class _Retirement:
     """The mark of ``Retired``."""
 
@@ -81,21 +74,6 @@ class _Retirement:
 #: (``Age: zebrapack.Retired = field(default=None, metadata={"zid": 1})``).
 Retired = Annotated[None, _Retirement()]
 
-
-int8 = Annotated[int, GoKind(Kind.INT8)]
-int16 = Annotated[int, GoKind(Kind.INT16)]
-int32 = Annotated[int, GoKind(Kind.INT32)]
-int64 = Annotated[int, GoKind(Kind.INT64)]
-uint = Annotated[int, GoKind(Kind.UINT)]
-uint8 = Annotated[int, GoKind(Kind.UINT8)]
-uint16 = Annotated[int, GoKind(Kind.UINT16)]
-uint32 = Annotated[int, GoKind(Kind.UINT32)]
-uint64 = Annotated[int, GoKind(Kind.UINT64)]
-byte = Annotated[int, GoKind(Kind.BYTE)]
-float32 = Annotated[float, GoKind(Kind.FLOAT32)]
-float64 = Annotated[float, GoKind(Kind.FLOAT64)]
-complex64 = Annotated[complex, GoKind(Kind.COMPLEX64)]
-complex128 = Annotated[complex, GoKind(Kind.COMPLEX128)]
 
 _PLAIN_KINDS: Mapping[Any, Kind] = MappingProxyType({
     str: Kind.STRING, bytes: Kind.BYTES, bool: Kind.BOOL, int: Kind.INT64, float: Kind.FLOAT64,

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .._errors import EncodeError
-from ..streams.index_format import SUFFIX
-from ..streams.locations import (
+from ..recordio.index_format import SUFFIX
+from ..recordio.locations import (
     basename,
     join,
     list_files,

@@ -80,7 +80,7 @@ from ..schema.model import (
     TypeRef,
     parse_schema,
 )
-from .syntax import (
+from ..schema.type_spelling import (
     GoDirective,
     GoField,
     GoFile,

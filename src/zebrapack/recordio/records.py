@@ -7,7 +7,7 @@ reads such a stream back without a separate schema file.
 
 Files, pipes and sockets are read through the push decoder of the core
 (``schema.stream_decoder``), fed what the source has as it arrives
-(``sources.available_reader``): each record is given out as soon as its last
+(``byte_sources.available_reader``): each record is given out as soon as its last
 byte is there, whatever the size of the pieces.
 """
 
@@ -20,25 +20,21 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import IO, Any, Protocol
 
-import msgpack
-
 from .._core import DEFAULT_MAX_RECORD_SIZE, StreamDecoder, skip_records
 from .._errors import DecodeError
-from ..schema.document import schema_document
-from ..schema.model import SchemaDef
+from .byte_sources import Buffer, ByteSource, available_reader
 from .index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, IndexRecorder, default_index_path, write_index
 from .locations import ObjectOutput, identity, local_path
 from .reading import File, being_read, descriptor
-from .sources import Buffer, ByteSource, available_reader
 from .tears import ends_inside_record, torn_tail_error
 
 
 class Schema(Protocol):
     """What a stream needs of a ``zebrapack.Schema`` (declared here so that the
-    loader depends on streams and not the reverse)."""
+    schema layer depends on ``recordio`` and not the reverse)."""
 
     @property
-    def model(self) -> SchemaDef: ...
+    def document(self) -> bytes: ...
 
     @property
     def max_depth(self) -> int: ...
@@ -175,7 +171,7 @@ class RecordWriter:
         self.bytes_written = 0      # bytes that reached the file
         self._failure: BaseException | None = None
         if write_schema:
-            self._buffer += msgpack.packb(schema_document(schema.model), use_bin_type=True)
+            self._buffer += schema.document
             self._head = len(self._buffer)
         # Index options are checked before a path is opened: a refused one creates no file.
         self._index_path = _index_path(fileobj, index)
