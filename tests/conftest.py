@@ -70,9 +70,9 @@ def zp() -> zebrapack.Schema:
 
 @pytest.fixture(scope="session")
 def s3_server() -> Any:
-    """The S3 server of the session (tests/s3_support.py): started at the first test that
+    """The S3 server of the session (tests/support/s3.py): started at the first test that
     asks for it, stopped at the end."""
-    from s3_support import S3Server, require_s3
+    from support.s3 import S3Server, require_s3
 
     require_s3()
     server = S3Server()

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from strategies import structs
-from typed_json import same
+from support.strategies import structs
+from support.expected_values import same
 
 import zebrapack.arrow as zpa
 

@@ -10,7 +10,7 @@ from datetime import datetime
 
 import pytest
 from conftest import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
-from golden_support import GOLDEN_RECORDS, golden_bytes, golden_schema
+from support.golden import GOLDEN_RECORDS, golden_bytes, golden_schema
 
 import zebrapack
 import zebrapack.arrow as zpa

@@ -18,7 +18,7 @@ from zebrapack import examples
 from .test_write_kinds import KINDS_GO
 from .engines import engine
 from .writing import encoded, table_of, written
-from tests.strategies import structs
+from support.strategies import structs
 
 pa = engine("pyarrow")
 

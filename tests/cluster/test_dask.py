@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster_support import a_records, decoded_records, dask_client, write_records, zp  # noqa: F401  (fixtures)
+from support.cluster import a_records, decoded_records, dask_client, write_records, zp  # noqa: F401  (fixtures)
 from tests.arrow.engines import engine
 
 import zebrapack

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster_support import UTC, a_records, decoded_records, spark, write_records, zp  # noqa: F401  (fixtures)
+from support.cluster import UTC, a_records, decoded_records, spark, write_records, zp  # noqa: F401  (fixtures)
 from tests.arrow.engines import engine
 
 import zebrapack

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from integrity_support import SCHEMA, Layout, a_records, layout, write_bytes
+from support.integrity import SCHEMA, Layout, a_records, layout, write_bytes
 from tests.arrow.engines import engine
 
 import zebrapack

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from cluster_support import a_records, dask_client, spark, zp  # noqa: F401  (fixtures)
+from support.cluster import a_records, dask_client, spark, zp  # noqa: F401  (fixtures)
 from tests.arrow.engines import engine
 
 import zebrapack
