@@ -155,3 +155,34 @@ def test_encoding_a_million_levels_is_an_encode_error_in_a_small_thread(max_dept
     for value in (tree, schema.types.Prims(Any=nested)):
         with pytest.raises(EncodeError, match="nesting deeper than"):
             in_thread(lambda: schema.encode(value))      # noqa: B023 - called at once
+
+
+def traceback_length(exc: BaseException) -> int:
+    length, tb = 0, exc.__traceback__
+    while tb is not None:
+        length, tb = length + 1, tb.tb_next
+    return length
+
+
+@pytest.mark.parametrize("kind", [kind for kind in DEEP_INPUTS if not kind.startswith("skipped")])
+def test_an_error_deep_in_a_value_carries_a_short_traceback(kind: str) -> None:
+    """CPython frees a traceback by recursion, one C frame per entry (more once tracemalloc
+    has run): an error that left thousands of levels must not carry thousands of entries,
+    or freeing it later, in a thread with a small stack, overflows that stack."""
+    schema = zebrapack.load(ZP_PATH, max_depth=10 * MILLION)
+    for limited in (schema, zebrapack.load(ZP_PATH)):
+        with pytest.raises(DecodeError) as caught:
+            in_thread(lambda: limited.decode(DEEP_INPUTS[kind](MILLION)))     # noqa: B023 - called at once
+        assert traceback_length(caught.value) < 64
+        assert traceback_length(caught.value.__cause__ or caught.value) < 64
+
+
+def test_an_encode_error_deep_in_a_value_carries_a_short_traceback() -> None:
+    schema = zebrapack.load(ZP_PATH, max_depth=10 * MILLION)
+    nested: Any = None
+    for _ in range(MILLION // 10):
+        nested = [nested]
+    with pytest.raises(EncodeError) as caught:
+        in_thread(lambda: schema.encode(schema.types.Prims(Any=nested)))
+    assert traceback_length(caught.value) < 64
+
