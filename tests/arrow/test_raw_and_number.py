@@ -19,7 +19,7 @@ import zebrapack.arrow
 from zebrapack import GoFloat32, GoUint64
 
 from .engines import engine
-from tests.conftest import TESTS
+from support.vectors import TESTS
 
 pa = engine("pyarrow")
 RAWNUM = zebrapack.schema_from_go(TESTS / "schemas" / "rawnum.go")

@@ -14,7 +14,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from conftest import MANIFEST, vector_bytes, vector_schema
+from support.vectors import MANIFEST, vector_bytes, vector_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

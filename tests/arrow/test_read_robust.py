@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import MANIFEST, vector_bytes, vector_schema
+from support.vectors import MANIFEST, vector_bytes, vector_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from conftest import VECTORS
+from support.vectors import VECTORS
 
 import zebrapack
 import zebrapack.arrow as zpa

@@ -9,7 +9,7 @@ import warnings
 from datetime import datetime
 
 import pytest
-from conftest import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
+from support.vectors import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
 from support.golden import GOLDEN_RECORDS, golden_bytes, golden_schema
 
 import zebrapack

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from support.cli import SCHEMAS, error_line, run_cli
-from conftest import vector_schema
-from tests.arrow.engines import engine
+from support.vectors import vector_schema
+from arrow.engines import engine
 
 import zebrapack
 import zebrapack.examples

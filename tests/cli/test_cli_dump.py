@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from support.cli import SCHEMAS, call_main, error_line, run_cli
-from conftest import MANIFEST, VECTORS, case_id
+from support.vectors import MANIFEST, VECTORS, case_id
 
 A_STREAM = VECTORS / "zp/A_stream.zpk"
 ZP = SCHEMAS / "zp.z"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from support.cli import SCHEMAS, cli_env
-from conftest import vector_schema
+from support.vectors import vector_schema
 
 ZP = vector_schema("zp.z")
 ZPN = vector_schema("zpn.z")

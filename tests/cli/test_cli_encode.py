@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from support.cli import SCHEMAS, call_main, cli_env, error_line, run_cli
-from conftest import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
+from support.vectors import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
 
 ZP = SCHEMAS / "zp.z"
 A_SEED = {"$type": "A", "Name": "Atlanta", "Bday": {"$time": "1990-12-20T00:00:00Z"}, "Phone": "650-555-1212",

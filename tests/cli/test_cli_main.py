@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import SCHEMAS, call_main, cli_env, run_cli
-from conftest import TESTS, VECTORS
+from support.vectors import TESTS, VECTORS
 
 import zebrapack
 from zebrapack.cli import progress

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from support.cli import SCHEMAS, error_line, run_cli
-from conftest import VECTORS
+from support.vectors import VECTORS
 
 import zebrapack
 

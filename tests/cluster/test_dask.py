@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from support.cluster import a_records, decoded_records, dask_client, write_records, zp  # noqa: F401  (fixtures)
-from tests.arrow.engines import engine
+from arrow.engines import engine
 
 import zebrapack
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from support.cli import SCHEMAS, cli_env, error_line, run_cli
-from conftest import MANIFEST, case_id, vector_bytes, vector_schema
+from support.vectors import MANIFEST, case_id, vector_bytes, vector_schema
 from support.golden import GOLDEN2_RECORDS, encode_like, golden_bytes
 from support.expected_values import expected_value, same
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 from support.go_peer import _go_toolchain
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TESTS
+from support.vectors import TESTS
 
 sys.path.insert(0, str(TESTS / "fuzz"))
 from decode_target import check_input  # noqa: E402

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from conftest import MANIFEST, TESTS, vector_bytes
+from support.vectors import MANIFEST, TESTS, vector_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

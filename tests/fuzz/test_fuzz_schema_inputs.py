@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import TESTS
+from support.vectors import TESTS
 
 sys.path.insert(0, str(TESTS / "fuzz"))
 from schema_target import check_load, check_stream  # noqa: E402

@@ -26,7 +26,7 @@ from typing import IO, Any
 
 import msgpack
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 from support.go_peer import GoPeer, go_peer  # noqa: F401  (the session fixture)
 
 import zebrapack

@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from conftest import TESTS
+from support.vectors import TESTS
 from support.go_peer import GoPeer, GoRejected, go_peer  # noqa: F401  (go_peer is a fixture)
 from support.go_values import (as_expected, as_go_holds_it, expected_go_type, go_type_named, go_type_of,
                        has_map_of_two_or_more, held_in_interfaces, same_go_value, struct_values)

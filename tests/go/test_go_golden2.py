@@ -17,7 +17,7 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import TESTS
+from support.vectors import TESTS
 from support.go_peer import GoPeer, go_peer  # noqa: F401  (go_peer is a fixture)
 from support.go_values import (as_expected, as_go_holds_it, expected_go_type, has_map_of_two_or_more, held_in_interfaces,
                        same_go_value, struct_values)

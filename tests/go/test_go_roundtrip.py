@@ -21,7 +21,7 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import vector_schema
+from support.vectors import vector_schema
 from support.go_peer import GoPeer, go_peer  # noqa: F401  (go_peer is a fixture)
 from support.go_values import as_go_holds_it, has_map_of_two_or_more, same_go_value, struct_values
 from hypothesis import HealthCheck, given, settings

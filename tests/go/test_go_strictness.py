@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import msgpack
 import pytest
-from conftest import vector_schema
+from support.vectors import vector_schema
 from support.go_peer import GoPeer, GoRejected, go_peer  # noqa: F401  (go_peer is a fixture)
 
 A_NAME = "ffa141"  # -1: "A"

@@ -12,7 +12,7 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
+from support.vectors import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
 from support.go_peer import GoPeer, go_peer  # noqa: F401  (go_peer is a fixture)
 from support.expected_values import same
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import DecodeError, EncodeError

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
+from support.vectors import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.strategies import structs

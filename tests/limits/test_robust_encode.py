@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 from test_limits_depth import in_thread
 
 import zebrapack

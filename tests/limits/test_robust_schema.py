@@ -12,7 +12,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import VECTORS
+from support.vectors import VECTORS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -40,24 +40,13 @@ def unit_of(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
-def type_checking_only(tree: ast.AST) -> set[int]:
-    """The ids of the import nodes under ``if TYPE_CHECKING:`` (never run)."""
-    return {id(inner) for node in ast.walk(tree)
-            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
-            for statement in node.body for inner in ast.walk(statement)}
-
-
-def imports(path: Path, *, at_run_time: bool = False) -> Iterator[tuple[str, list[str], int]]:
+def imports(path: Path) -> Iterator[tuple[str, list[str], int]]:
     """(imported module, names taken from it, line) for each zebrapack import of a file,
-    those inside functions included, and those under ``if TYPE_CHECKING:`` unless
-    ``at_run_time``."""
+    those inside functions and under ``if TYPE_CHECKING:`` included (a type named is a
+    dependency too)."""
     module = module_name(path)
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    skipped = type_checking_only(tree) if at_run_time else set()
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")[: len(package.split(".")) - node.level + 1]
@@ -79,9 +68,7 @@ def imports(path: Path, *, at_run_time: bool = False) -> Iterator[tuple[str, lis
 
 
 SOURCES = sorted(SOURCE.rglob("*.py"))
-#: What each module imports when it runs (an annotation may name a module that imports
-#: this one: ``schema.pickling`` keeps ``Schema`` objects that ``schema.loader`` makes).
-GRAPH = {module_name(path): {target for target, _, _ in imports(path, at_run_time=True)} for path in SOURCES}
+GRAPH = {module_name(path): {target for target, _, _ in imports(path)} for path in SOURCES}
 
 
 def test_every_unit_has_a_layer() -> None:
@@ -139,7 +126,7 @@ def test_no_private_name_crosses_units() -> None:
     assert not wrong, "\n".join(dict.fromkeys(wrong))
 
 
-def test_the_walk_resolves_relative_imports(tmp_path: Path) -> None:
+def test_the_walk_resolves_relative_imports() -> None:
     # What the checks above read: relative imports named in full, a module imported as such.
     found = {target: names for target, names, _ in imports(SOURCE / "schema" / "loader.py")}
     assert found["zebrapack.schema.model"] and found["zebrapack.recordio.records"]

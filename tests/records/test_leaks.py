@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable
 
 import pytest
-from conftest import VECTORS
+from support.vectors import VECTORS
 from test_robust_decode import FAILURES, ZP
 
 import zebrapack

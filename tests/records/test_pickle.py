@@ -28,7 +28,7 @@ import msgpack
 from support import pickle_workers
 import pytest
 from support.cli import cli_env
-from conftest import MANIFEST, TESTS, VECTORS, case_id, vector_bytes
+from support.vectors import MANIFEST, TESTS, VECTORS, case_id, vector_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.strategies import structs

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from conftest import MANIFEST, VECTORS, vector_bytes
+from support.vectors import MANIFEST, VECTORS, vector_bytes
 from test_robust_decode import FAILURES
 
 import zebrapack

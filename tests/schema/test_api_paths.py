@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from arrow.engines import engine
-from conftest import VECTORS
+from support.vectors import VECTORS
 
 import zebrapack
 import zebrapack.arrow as zpa

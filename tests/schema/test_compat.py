@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import SchemaError, check_compatible

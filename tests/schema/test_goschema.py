@@ -7,7 +7,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import VECTORS, vector_bytes, vector_schema
+from support.vectors import VECTORS, vector_bytes, vector_schema
 
 import zebrapack
 from zebrapack import GoSourceError, Kind, SchemaError, TypeRef

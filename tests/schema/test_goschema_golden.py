@@ -12,7 +12,7 @@ from typing import Any
 import msgpack
 import pytest
 from support.cli import call_main, error_line, run_cli
-from conftest import TESTS
+from support.vectors import TESTS
 
 import zebrapack
 from zebrapack import GoSourceError, Kind, TypeRef

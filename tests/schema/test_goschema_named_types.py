@@ -15,7 +15,7 @@ from typing import Any
 import msgpack
 import pytest
 from support.cli import run_cli
-from conftest import TESTS
+from support.vectors import TESTS
 
 import zebrapack
 from zebrapack import Kind, TypeRef

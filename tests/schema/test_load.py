@@ -12,7 +12,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import VECTORS
+from support.vectors import VECTORS
 
 import zebrapack
 from zebrapack import Kind, SchemaError, TypeRef
@@ -175,6 +175,25 @@ def test_schema_document_round_trips_through_dump(tmp_path: pathlib.Path) -> Non
         assert zebrapack.load(target).model == schema.model, path.name
         assert zebrapack.load(f"{target}.json").model == schema.model, path.name
         assert isinstance(msgpack.unpackb(target.read_bytes()), dict)
+
+
+
+def test_the_document_is_what_dump_writes_and_load_reads(tmp_path: pathlib.Path) -> None:
+    for path in sorted(SCHEMAS.glob("*.z")):
+        schema = zebrapack.load(path)
+        schema.dump(tmp_path / path.name)
+        assert schema.document == (tmp_path / path.name).read_bytes(), path.name
+        assert zebrapack.load(schema.document).model == schema.model, path.name
+
+
+def test_a_self_describing_stream_starts_with_the_document(tmp_path: pathlib.Path) -> None:
+    schema = zebrapack.load(SCHEMAS / "zp.z")
+    with schema.writer(tmp_path / "records.zpk", write_schema=True) as writer:
+        writer.write(schema.types.A(Name="x"))
+    data = (tmp_path / "records.zpk").read_bytes()
+    assert data.startswith(schema.document) and len(data) > len(schema.document)
+    with zebrapack.open_stream(tmp_path / "records.zpk") as stream:
+        assert [record.Name for record in stream] == ["x"]
 
 
 # -- generated dataclasses -------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional, Union
 
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import Kind, Retired, SchemaError, Zid

@@ -18,7 +18,7 @@ from typing import Any
 import msgpack
 import pytest
 from support.cli import error_line, run_cli
-from conftest import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
+from support.vectors import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from conftest import TESTS, VECTORS, vector_schema
+from support.vectors import TESTS, VECTORS, vector_schema
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from support.strategies import structs

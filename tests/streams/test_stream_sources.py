@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import IO, Any
 
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import TornTailError

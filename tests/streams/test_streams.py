@@ -8,7 +8,7 @@ import tracemalloc
 from datetime import datetime, timezone
 
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import DecodeError

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import VECTORS
+from support.vectors import VECTORS
 
 import zebrapack
 from zebrapack.cli import main

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import vector_schema
-from tests.arrow.engines import REQUIRE_ENGINES, engine
+from support.vectors import vector_schema
+from arrow.engines import REQUIRE_ENGINES, engine
 
 import zebrapack
 

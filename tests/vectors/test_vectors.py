@@ -6,7 +6,7 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
+from support.vectors import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
 from support.expected_values import expected_value, same
 
 from zebrapack import DecodeError

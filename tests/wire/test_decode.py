@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import msgpack
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 from support.expected_values import same
 
 import zebrapack

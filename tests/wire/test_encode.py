@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import VECTORS, vector_schema
+from support.vectors import VECTORS, vector_schema
 
 import zebrapack
 from zebrapack import EncodeError

@@ -8,7 +8,7 @@ import inspect
 
 import msgpack
 import pytest
-from conftest import vector_schema
+from support.vectors import vector_schema
 
 import zebrapack
 from zebrapack import EncodeError

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from support.cli import call_main
-from conftest import TESTS
+from support.vectors import TESTS
 
 import zebrapack
 from zebrapack import Ext

@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 import pytest
-from conftest import TESTS
+from support.vectors import TESTS
 
 import zebrapack
 from zebrapack import EncodeError, SchemaError

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import TESTS
+from support.vectors import TESTS
 
 import zebrapack
 

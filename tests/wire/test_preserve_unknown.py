@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 import pytest
-from conftest import VECTORS
+from support.vectors import VECTORS
 
 import zebrapack
 from zebrapack import SchemaError

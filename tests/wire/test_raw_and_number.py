@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from conftest import TESTS
+from support.vectors import TESTS
 
 import zebrapack
 from zebrapack import DecodeError, EncodeError, GoFloat32, GoUint64, Kind, TypeRef

@@ -7,7 +7,7 @@ import warnings
 from typing import Any
 
 import pytest
-from conftest import vector_schema
+from support.vectors import vector_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.strategies import structs

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import msgpack
 import pytest
-from conftest import VECTORS
+from support.vectors import VECTORS
 
 import zebrapack
 from zebrapack import DecodeError
