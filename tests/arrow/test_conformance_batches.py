@@ -12,7 +12,7 @@ import zebrapack.arrow as zpa
 
 from .checks import check_read, read_table
 from .conftest import RecordFile
-from .engines import engine
+from support.engines import engine
 from .oracle import assert_same_table, expected_read, split_records
 from .sources import COLUMN_CHOICES, SOURCES, Source
 

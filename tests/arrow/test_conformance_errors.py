@@ -15,7 +15,7 @@ import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
 from .checks import check_read
-from .engines import engine
+from support.engines import engine
 from .sources import SCHEMAS, SOURCES, Source
 
 pa = engine("pyarrow")

@@ -18,7 +18,7 @@ from support.expected_values import same
 import zebrapack.arrow as zpa
 
 from .checks import check_read, read_table
-from .engines import engine
+from support.engines import engine
 from .oracle import assert_same_table, expected_read
 from .sources import SCHEMAS, Source
 

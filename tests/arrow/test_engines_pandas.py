@@ -6,7 +6,7 @@ from __future__ import annotations
 import zebrapack.arrow as zpa
 
 from .conftest import RecordFile
-from .engines import engine
+from support.engines import engine
 from .oracle import expected_read
 
 pa = engine("pyarrow")

@@ -10,7 +10,7 @@ import pytest
 import zebrapack.arrow as zpa
 
 from .conftest import RecordFile
-from .engines import engine
+from support.engines import engine
 from .oracle import expected_read
 
 pa = engine("pyarrow")

@@ -13,7 +13,7 @@ import pytest
 import zebrapack.examples
 
 from .conftest import RecordFile
-from .engines import engine
+from support.engines import engine
 
 TIMEOUT = 120
 

@@ -18,7 +18,7 @@ import zebrapack
 import zebrapack.arrow
 from zebrapack import GoFloat32, GoUint64
 
-from .engines import engine
+from support.engines import engine
 from support.vectors import TESTS
 
 pa = engine("pyarrow")

@@ -25,7 +25,7 @@ import zebrapack.examples
 from zebrapack import DecodeError
 
 from .conftest import seeded_a_records
-from .engines import engine
+from support.engines import engine
 from .oracle import assert_same_table, validate_full
 
 pa = engine("pyarrow")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import zebrapack
 import zebrapack.arrow as zpa
 
-from .engines import engine
+from support.engines import engine
 
 pa = engine("pyarrow")
 

@@ -17,7 +17,7 @@ import zebrapack.arrow as zpa
 from zebrapack import DecodeError, Split, TornTailError
 from zebrapack.recordio.index_format import IndexEntry
 
-from .engines import engine
+from support.engines import engine
 
 pa = engine("pyarrow")
 

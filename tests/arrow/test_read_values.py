@@ -17,7 +17,7 @@ import zebrapack.arrow as zpa
 from zebrapack import GoTime, Kind, Timestamp
 from zebrapack.arrow._mapping import ArrowField, arrow_fields
 
-from .engines import engine
+from support.engines import engine
 
 pa = engine("pyarrow")
 

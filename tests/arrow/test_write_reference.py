@@ -14,7 +14,7 @@ import zebrapack
 import zebrapack.arrow
 from zebrapack import DecodeError
 
-from .engines import engine
+from support.engines import engine
 from support.vectors import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
 from support.golden import GOLDEN2_RECORDS, GOLDEN_RECORDS, encode_like, golden_bytes, golden_schema
 

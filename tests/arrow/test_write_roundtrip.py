@@ -16,7 +16,7 @@ import zebrapack
 from zebrapack import examples
 
 from .test_write_kinds import KINDS_GO
-from .engines import engine
+from support.engines import engine
 from .writing import encoded, table_of, written
 from support.strategies import structs
 

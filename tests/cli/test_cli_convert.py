@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from support.cli import SCHEMAS, error_line, run_cli
 from support.vectors import vector_schema
-from arrow.engines import engine
+from support.engines import engine
 
 import zebrapack
 import zebrapack.examples

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from support.cluster import a_records, decoded_records, dask_client, write_records, zp  # noqa: F401  (fixtures)
-from arrow.engines import engine
+from support.engines import engine
 
 import zebrapack
 

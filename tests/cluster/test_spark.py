@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from support.cluster import UTC, a_records, decoded_records, spark, write_records, zp  # noqa: F401  (fixtures)
-from arrow.engines import engine
+from support.engines import engine
 
 import zebrapack
 from zebrapack.values.timestamp import Timestamp

@@ -17,7 +17,7 @@ from typing import Annotated
 import pytest
 from support.cli import run_cli
 from support.integrity import SCHEMA, a_records, layout, write_bytes
-from arrow.engines import engine
+from support.engines import engine
 
 import zebrapack
 import zebrapack.arrow as zpa

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from support.integrity import SCHEMA, Layout, a_records, layout, write_bytes
-from arrow.engines import engine
+from support.engines import engine
 
 import zebrapack
 import zebrapack.arrow as zpa

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from support.integrity import SCHEMA, a_records, layout, schema_bytes
-from arrow.engines import engine
+from support.engines import engine
 
 import zebrapack
 import zebrapack.arrow as zpa

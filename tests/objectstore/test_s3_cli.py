@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from support.cli import SCHEMAS, error_line, run_cli
-from arrow.engines import engine
+from support.engines import engine
 
 s3fs = engine("s3fs")
 pq = engine("pyarrow.parquet")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from support.cluster import a_records, dask_client, spark, zp  # noqa: F401  (fixtures)
-from arrow.engines import engine
+from support.engines import engine
 
 import zebrapack
 import zebrapack.examples

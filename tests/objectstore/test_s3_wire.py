@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from support.cluster import a_records, zp  # noqa: F401  (fixtures)
 from support.s3 import S3Server
-from arrow.engines import engine
+from support.engines import engine
 
 import zebrapack
 import zebrapack.examples

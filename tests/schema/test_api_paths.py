@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from arrow.engines import engine
+from support.engines import engine
 from support.vectors import VECTORS
 
 import zebrapack

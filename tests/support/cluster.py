@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from support.vectors import vector_schema
-from arrow.engines import REQUIRE_ENGINES, engine
+from support.engines import REQUIRE_ENGINES, engine
 
 import zebrapack
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arrow.engines import REQUIRE_ENGINES
+from support.engines import REQUIRE_ENGINES
 
 SERVER_SCRIPT = Path(__file__).parent.parent / "objectstore" / "s3_server.py"
 REGION = "eu-west-1"

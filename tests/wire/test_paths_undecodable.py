@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from arrow.engines import engine
+from support.engines import engine
 from support.cli import run_cli
 
 import zebrapack
