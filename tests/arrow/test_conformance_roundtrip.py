@@ -17,8 +17,9 @@ from support.expected_values import same
 
 import zebrapack.arrow as zpa
 
-from .checks import check_read, read_table
 from support.engines import engine
+
+from .checks import check_read, read_table
 from .oracle import assert_same_table, expected_read
 from .sources import SCHEMAS, Source
 

@@ -14,8 +14,9 @@ import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
-from .conftest import RecordFile
 from support.engines import engine
+
+from .conftest import RecordFile
 from .oracle import assert_same_table, expected_read, split_records, validate_full
 
 pa = engine("pyarrow")

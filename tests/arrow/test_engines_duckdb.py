@@ -7,8 +7,9 @@ import pytest
 
 import zebrapack.arrow as zpa
 
-from .conftest import RecordFile
 from support.engines import engine
+
+from .conftest import RecordFile
 from .oracle import expected_read
 
 pa = engine("pyarrow")

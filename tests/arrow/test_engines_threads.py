@@ -12,8 +12,9 @@ import pytest
 
 import zebrapack.examples
 
-from .conftest import RecordFile
 from support.engines import engine
+
+from .conftest import RecordFile
 
 TIMEOUT = 120
 

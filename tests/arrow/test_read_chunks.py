@@ -24,8 +24,9 @@ import zebrapack.arrow._read as zpa_read
 import zebrapack.examples
 from zebrapack import DecodeError
 
-from .conftest import seeded_a_records
 from support.engines import engine
+
+from .conftest import seeded_a_records
 from .oracle import assert_same_table, validate_full
 
 pa = engine("pyarrow")

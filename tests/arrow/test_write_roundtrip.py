@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 import zebrapack
 from zebrapack import examples
 
-from .test_write_kinds import KINDS_GO
 from support.engines import engine
+
+from .test_write_kinds import KINDS_GO
 from .writing import encoded, table_of, written
 from support.strategies import structs
 
