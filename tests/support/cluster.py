@@ -54,8 +54,10 @@ def missing(what: str) -> None:
 def dask_client() -> Iterator[Any]:
     engine("dask.dataframe")
     distributed = engine("distributed")
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  scheduler_port=0) as cluster, distributed.Client(cluster) as client:
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, scheduler_port=0,
+                                  # no dashboard, and its HTTP server on a free port, not 8787
+                                  dashboard_address=":0", scheduler_kwargs={"dashboard": False},
+                                  ) as cluster, distributed.Client(cluster) as client:
         yield client
 
 
