@@ -38,6 +38,9 @@ The mapping (docs/arrow.md has the table):
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -135,13 +138,66 @@ def arrow_fields(schema: Any, type: Any = None, *, columns: Iterable[str] | None
     if time_unit not in TIME_UNITS:
         raise ValueError(f"time_unit must be 'ns' or 'us', not {time_unit!r}")
     struct_def = resolve_struct(schema, type)
-    builder = _Builder(schema.model, time_unit)
-    selection = None
+    names = None
     if columns is not None:
         if isinstance(columns, str):
             raise TypeError("columns must be a list of field names, not a str")
-        selection = _selection(struct_def, list(columns), schema.model)
-    return builder.struct_field("", struct_def, False, selection, (struct_def.name,))
+        names = list(columns)
+    key = (struct_def.name, None if names is None else tuple(names), time_unit)
+    cached = _MAPPINGS.get(schema, key)
+    if cached is not None:
+        return cached
+    selection = None if names is None else _selection(struct_def, names, schema.model)
+    field = _Builder(schema.model, time_unit).struct_field("", struct_def, False, selection, (struct_def.name,))
+    _MAPPINGS.put(schema, key, field)
+    return field
+
+
+class _MappingCache:
+    """The mappings ``arrow_fields`` made, per schema (every ``read`` and every reader's
+    scratch columns map the same struct again: about a millisecond a call).
+
+    A mapping depends only on the schema's model (immutable, as the schema is) and on
+    the key (struct name, the columns asked for, the time unit); each entry keeps the
+    model it was made from and is used only while the schema still has that model, so
+    it can never be stale. Schemas are held weakly (a dropped schema drops its
+    mappings), each keeps its ``_PER_SCHEMA`` latest; a lock makes it thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._by_schema: weakref.WeakKeyDictionary[Any, OrderedDict[Any, tuple[Any, ArrowField]]] = \
+            weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+
+    def get(self, schema: Any, key: Any) -> ArrowField | None:
+        try:
+            with self._lock:
+                entries = self._by_schema.get(schema)
+                entry = entries.get(key) if entries is not None else None
+                if entry is None or entry[0] is not schema.model:
+                    return None
+                entries.move_to_end(key)    # type: ignore[union-attr]
+                return entry[1]
+        except TypeError:           # a schema that is not hashable or weakly referable, a column that is not hashable
+            return None
+
+    def put(self, schema: Any, key: Any, field: ArrowField) -> None:
+        try:
+            with self._lock:
+                entries = self._by_schema.get(schema)
+                if entries is None:
+                    entries = self._by_schema[schema] = OrderedDict()
+                entries[key] = (schema.model, field)
+                entries.move_to_end(key)
+                while len(entries) > _PER_SCHEMA:
+                    entries.popitem(last=False)
+        except TypeError:
+            pass
+
+
+#: The most mappings kept per schema (struct x columns x time unit).
+_PER_SCHEMA = 64
+_MAPPINGS = _MappingCache()
 
 
 # A selection: None takes every field; else Go field name -> the selection inside it.
