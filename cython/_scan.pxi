@@ -51,3 +51,49 @@ def skip_records(data, Py_ssize_t start, Py_ssize_t max_records, Py_ssize_t max_
     finally:
         trail_release(&r.trail)
         PyBuffer_Release(&view)
+
+
+def record_ends(data, Py_ssize_t start, Py_ssize_t max_records, Py_ssize_t max_bytes,
+                Py_ssize_t max_depth=DEFAULT_MAX_DEPTH):
+    """Step over whole records of ``data`` from ``start`` without the GIL, to cut a record
+    file into ranges that decode on their own (zebrapack.arrow's ``threads``): (end
+    offset, records stepped over).
+
+    Stops after ``max_records`` records, after the first record that ends at or past
+    ``start + max_bytes``, or before the first one that is not a msgpack map stepped
+    over whole (``data`` ends inside it, a malformed value, nesting deeper than
+    ``max_depth``): the decoder reads that one and says what is wrong with it.
+    """
+    cdef Py_buffer view
+    cdef zp_skip_level levels[ZP_SKIP_INLINE]
+    cdef zp_skipper s
+    cdef const unsigned char *buf
+    cdef int64_t pos = start, end, count = 0, limit
+    cdef int rc
+    if max_depth < 1:
+        raise ValueError(f"max_depth must be at least 1, not {max_depth}")
+    if max_records < 0 or max_bytes < 1:
+        raise ValueError(f"max_records must not be negative and max_bytes positive, not {max_records}, {max_bytes}")
+    PyObject_GetBuffer(data, &view, PyBUF_SIMPLE)
+    try:
+        if start < 0 or start > view.len:
+            raise ValueError(f"start {start} is outside the input (0..{view.len})")
+        buf = <const unsigned char *>view.buf
+        end = view.len
+        limit = start + max_bytes if max_bytes < end - start else end
+        with nogil:
+            while count < max_records and pos < end:
+                if (buf[pos] & 0xf0) != 0x80 and buf[pos] != 0xde and buf[pos] != 0xdf:
+                    break
+                zp_skip_init(&s, buf, pos, end, levels, ZP_SKIP_INLINE, max_depth, end - pos)
+                rc = zp_skip(&s)
+                zp_skip_release(&s)
+                if rc != ZP_SKIP_DONE:
+                    break
+                pos = s.pos
+                count += 1
+                if pos >= limit:
+                    break
+        return pos, count
+    finally:
+        PyBuffer_Release(&view)

@@ -1,0 +1,163 @@
+"""zpa.read(..., threads=N): the sources cut into ranges (index entries or a boundary scan),
+decoded in parallel, give the table, the errors and the torn tails one thread gives."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import msgpack
+import pytest
+
+import zebrapack
+import zebrapack.arrow as zpa
+from zebrapack.arrow import _threads
+
+from support.engines import engine
+
+pa = engine("pyarrow")
+
+
+@pytest.fixture(autouse=True)
+def small_ranges(monkeypatch):
+    """Ranges of a few hundred bytes, scanned 1000 bytes at a time: many ranges, chunk ends inside records."""
+    monkeypatch.setattr(_threads, "RANGE_BYTES", 700)
+    monkeypatch.setattr(_threads, "SCAN_CHUNK", 1000)
+
+
+def read_table(source, record_file, **options):
+    return zpa.read(source, record_file.schema, type=record_file.type, **options).read_all()
+
+
+def sources_of(record_file, tmp_path, kind):
+    """The same records as the kind of source named."""
+    path = tmp_path / "records.zpk"
+    path.write_bytes(record_file.data)
+    if kind == "path":
+        return path
+    if kind == "indexed path":
+        zebrapack.build_index(path, every=7)
+        return path
+    if kind == "bytes":
+        return record_file.data
+    if kind == "indexed splits":
+        zebrapack.build_index(path, every=5)
+        return zebrapack.file_splits(path, target_records=40)
+    if kind == "split":
+        return zebrapack.file_splits(path)
+    if kind == "list":
+        return [record_file.data, path, bytearray(record_file.data)]
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["path", "indexed path", "bytes", "indexed splits", "split", "list"])
+@pytest.mark.parametrize("fixture", ["a_file", "compound_file"])
+def test_threads_read_the_table_one_thread_reads(request, tmp_path, kind, fixture):
+    record_file = request.getfixturevalue(fixture)
+    rng = random.Random(f"{kind} {fixture}")
+    source = sources_of(record_file, tmp_path, kind)
+    for _ in range(2):
+        batch_rows = rng.choice([1, 3, 17, 250])
+        options = {"batch_rows": batch_rows, "columns": rng.choice([None, None, [record_file.schema.model.structs[
+            record_file.type].wire_fields[-1].go_name]])}
+        one = read_table(source, record_file, **options)
+        threads = rng.choice([2, 3, 4])
+        many = zpa.read(source, record_file.schema, type=record_file.type, threads=threads, **options)
+        batches = list(many)
+        assert all(b.num_rows <= batch_rows for b in batches)
+        assert pa.Table.from_batches(batches, schema=one.schema).equals(one)
+        assert read_table(source, record_file, threads=threads, **options).equals(one)
+
+
+def bad_records(record_file, before, after):
+    """``before`` good records, one whose Name is an int (a DecodeError), ``after`` more."""
+    records = record_file.schema.decode_all(record_file.data, record_file.type)[:before + after]
+    good = [record_file.schema.encode(r) for r in records]
+    bad = msgpack.packb({0: 12345})
+    return b"".join(good[:before]) + bad + b"".join(good[before:before + after]), sum(map(len, good[:before]))
+
+
+def outcome(source, record_file, **options):
+    """The rows delivered before the error, and the error."""
+    rows = []
+    with pytest.raises(zebrapack.DecodeError) as caught:
+        for batch in zpa.read(source, record_file.schema, type=record_file.type, **options):
+            rows.extend(batch.column("Name").to_pylist())
+    return rows, caught.value
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_an_error_in_a_later_range_names_its_record_and_offset(a_file, tmp_path, indexed):
+    data, offset = bad_records(a_file, 150, 60)
+    path = tmp_path / "bad.zpk"
+    path.write_bytes(data)
+    if indexed:
+        zebrapack.build_index(path, every=9)
+    rows, one = outcome(path, a_file, batch_rows=4)
+    assert one.record == 150 and one.offset == offset + 2     # the value of zid 0
+    for threads in (2, 4):
+        many_rows, many = outcome(path, a_file, batch_rows=4, threads=threads)
+        assert (str(many), many.record, many.offset, type(many)) == (str(one), one.record, one.offset, type(one))
+        assert many_rows == rows and len(rows) == 150
+    # and after other sources: records counted from the first one's start
+    rows, one = outcome([a_file.data, path], a_file, batch_rows=4)
+    many_rows, many = outcome([a_file.data, path], a_file, batch_rows=4, threads=3)
+    assert (str(many), many.record, many.offset) == (str(one), one.record, one.offset)
+    assert one.record == 3000 + 150 and many_rows == rows
+
+
+def test_a_torn_tail_delivers_every_complete_record_then_tears_as_with_one_thread(a_file, tmp_path):
+    path = tmp_path / "torn.zpk"
+    path.write_bytes(a_file.data[:len(a_file.data) - 9])
+    for source in (path, path.read_bytes()):
+        rows, one = outcome(source, a_file, batch_rows=16)
+        assert isinstance(one, zebrapack.TornTailError) and one.record == 2999 == len(rows)
+        for threads in (2, 3):
+            many_rows, many = outcome(source, a_file, batch_rows=16, threads=threads)
+            assert isinstance(many, zebrapack.TornTailError)
+            assert (str(many), many.record, many.offset) == (str(one), one.record, one.offset)
+            assert many_rows == rows
+
+
+@pytest.mark.parametrize("threads", [0, -1, True, 1.5, "2", None, 10**6])
+def test_threads_must_be_a_positive_int(a_file, threads):
+    with pytest.raises(ValueError, match="threads"):
+        zpa.read(a_file.path, a_file.schema, type="A", threads=threads)
+
+
+def test_memory_is_bounded_by_the_threads_whatever_the_file(a_file):
+    stream = zpa.read(a_file.data, a_file.schema, type="A", batch_rows=2, threads=2)
+    batches = stream._open_parallel()
+    try:
+        assert batches.next().num_rows == 2
+        time.sleep(0.3)         # the decoders run ahead as far as they may
+        # a slot per decoder, each holding at most one finished batch (and the one it builds)
+        assert len(batches._slots) <= 2
+        assert all(slot.qsize() <= 1 for slot in batches._slots)
+        taken = 1
+        while batches.next() is not None:
+            taken += 1
+        assert taken == 1500
+    finally:
+        batches.close()
+
+
+def test_polars_and_duckdb_read_a_threaded_stream(a_file):
+    pl = engine("polars")
+    duckdb = engine("duckdb")
+    one = read_table(a_file.path, a_file)
+    frame = pl.DataFrame(zpa.read(a_file.path, a_file.schema, type="A", batch_rows=100, threads=2))
+    assert frame.to_arrow().equals(pl.DataFrame(one).to_arrow())
+    reader = zpa.read(a_file.path, a_file.schema, type="A", batch_rows=100, threads=2)
+    got = duckdb.sql("select Name, count(*) as n from reader group by Name order by Name").fetchall()
+    expected = sorted(__import__("collections").Counter(one.column("Name").to_pylist()).items())
+    assert got == expected
+
+
+def test_read_next_batch_with_threads_gives_every_batch_once_in_order(a_file):
+    stream = zpa.read(a_file.data, a_file.schema, type="A", batch_rows=100, threads=3)
+    names = []
+    with pytest.raises(StopIteration):
+        while True:
+            names.extend(stream.read_next_batch().column("Name").to_pylist())
+    assert names == [r.Name for r in a_file.schema.decode_all(a_file.data)]
