@@ -118,6 +118,17 @@ def test_arrow_benchmark_sets_zebrapack_arrow_beside_go_generated_code(tmp_path:
     assert (tmp_path / "arrow-go.md").read_text(encoding="utf-8").startswith("## Arrow: zebrapack.arrow against Go")
 
 
+def test_threads_benchmark_sets_threads_beside_one_thread_with_and_without_an_index(tmp_path: Path) -> None:
+    from benchmarks import bench_arrow_threads
+
+    text = bench_arrow_threads.main(["--mb", "1", "--threads", "2", "3", "--rounds", "1", "--dir", str(tmp_path),
+                                     "--out", str(tmp_path)])
+    for needle in ("| no index (boundary scan) | 2 |", "| sidecar index | 3 |", "Control, two threads hashing"):
+        assert needle in text
+    assert (tmp_path / "a_1mb_indexed.zpk.zpi").exists()
+    assert (tmp_path / "arrow_threads.md").read_text(encoding="utf-8") == text
+
+
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="callgrind counts need valgrind on PATH")
 def test_family_benchmark_counts_instructions_of_both_libraries_beside_the_times(tmp_path: Path) -> None:
     from benchmarks import bench_family
