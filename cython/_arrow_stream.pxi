@@ -708,8 +708,7 @@ cdef class ArrowRecordReader:
     cdef object __weakref__     # zebrapack.streams.reading knows the files it reads by it
 
     def __cinit__(self, field, codec, *, Py_ssize_t batch_rows, Py_ssize_t batch_bytes, bint strict,
-                  bint time_us, Py_ssize_t max_record_size=1 << 28, Py_ssize_t read_chunk=1 << 20,
-                  Py_ssize_t first_record=0):
+                  bint time_us, Py_ssize_t max_record_size=1 << 28, Py_ssize_t read_chunk=1 << 20):
         cdef Codec cd = <Codec?>codec
         cdef int64_t i
         if batch_rows < 1:
@@ -718,8 +717,6 @@ cdef class ArrowRecordReader:
             raise ValueError(f"batch_bytes must be positive, not {batch_bytes}")
         if read_chunk < 1:
             raise ValueError(f"read_chunk must be positive, not {read_chunk}")
-        if first_record < 0:
-            raise ValueError(f"first_record must not be negative, not {first_record}")
         self._keep = []
         self.z = <ZStream *>calloc(1, sizeof(ZStream))
         if self.z == NULL:
@@ -729,7 +726,6 @@ cdef class ArrowRecordReader:
         self.z.batch_bytes = batch_bytes
         self.z.max_record_size = max_record_size
         self.z.read_chunk = read_chunk
-        self.z.records = first_record     # a range of a file read by threads: its records numbered from the file's start
         self.z.d.strict = strict
         self.z.d.time_us = time_us
         self.z.d.max_depth = cd.max_depth

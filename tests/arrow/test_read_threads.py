@@ -18,11 +18,15 @@ from support.engines import engine
 pa = engine("pyarrow")
 
 
-@pytest.fixture(autouse=True)
-def small_ranges(monkeypatch):
-    """Ranges of a few hundred bytes, scanned 1000 bytes at a time: many ranges, chunk ends inside records."""
+@pytest.fixture(autouse=True, params=["guessed well", "guessed badly"])
+def small_ranges(request, monkeypatch):
+    """Ranges of a few hundred bytes, scanned 1000 bytes at a time: many ranges, chunk ends
+    inside records; boundaries guessed where 16 records step over whole, or (badly) where
+    any one map does, which is often inside a record: the reader then reads on from it."""
     monkeypatch.setattr(_threads, "RANGE_BYTES", 700)
     monkeypatch.setattr(_threads, "SCAN_CHUNK", 1000)
+    if request.param == "guessed badly":
+        monkeypatch.setattr(_threads, "GUESS_RECORDS", 1)
 
 
 def read_table(source, record_file, **options):
@@ -125,6 +129,22 @@ def test_threads_must_be_a_positive_int(a_file, threads):
         zpa.read(a_file.path, a_file.schema, type="A", threads=threads)
 
 
+def test_a_wrong_guess_is_found_and_read_on_from_the_record_crossing_it(a_file, tmp_path, monkeypatch):
+    path = tmp_path / "records.zpk"
+    path.write_bytes(a_file.data)
+    wrong = []
+    recover = _threads.ParallelBatches._recover
+
+    def counted(self, guess):
+        wrong.append(guess.offset)
+        recover(self, guess)
+    monkeypatch.setattr(_threads.ParallelBatches, "_recover", counted)
+    monkeypatch.setattr(_threads, "GUESS_RECORDS", 1)
+    one = read_table(path, a_file, batch_rows=50)
+    assert read_table([path, path], a_file, batch_rows=50, threads=2) == pa.concat_tables([one, one])
+    assert wrong        # some guess was inside a record
+
+
 def test_memory_is_bounded_by_the_threads_whatever_the_file(a_file):
     stream = zpa.read(a_file.data, a_file.schema, type="A", batch_rows=2, threads=2)
     batches = stream._open_parallel()
@@ -133,7 +153,7 @@ def test_memory_is_bounded_by_the_threads_whatever_the_file(a_file):
         time.sleep(0.3)         # the decoders run ahead as far as they may
         # a slot per decoder, each holding at most one finished batch (and the one it builds)
         assert len(batches._slots) <= 2
-        assert all(slot.qsize() <= 1 for slot in batches._slots)
+        assert all(slot.qsize() <= 1 for _, slot in batches._slots)
         taken = 1
         while batches.next() is not None:
             taken += 1

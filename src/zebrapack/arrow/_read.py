@@ -163,11 +163,10 @@ class RecordBatchStream:
                 raise ValueError("this stream reads a file object, which can only be read once")
             self._file_objects_read = True
 
-    def _new_reader(self, first_record: int = 0) -> ArrowRecordReader:
+    def _new_reader(self) -> ArrowRecordReader:
         return ArrowRecordReader(self._field, self._codec, batch_rows=self._batch_rows,
                                  batch_bytes=self._batch_bytes, strict=self._strict, time_us=self._time_us,
-                                 max_record_size=self._max_record_size, read_chunk=_READ_CHUNK,
-                                 first_record=first_record)
+                                 max_record_size=self._max_record_size, read_chunk=_READ_CHUNK)
 
     def _register(self, reader: Any, item: Any, reading: Any) -> None:
         """A writer of the item's file refuses to truncate it while ``reader`` reads it."""
@@ -185,14 +184,14 @@ class RecordBatchStream:
         planner = Planner(self._batch_rows, self._codec.max_depth, self._max_record_size)
 
         def new_reader(item: Range) -> ArrowRecordReader:
-            return self._new_reader(item.first_record)
+            return self._new_reader()
 
         def plan(offer: Any) -> None:
             for source in self._sources:
+                planner.next_source()
                 self._plan_source(planner, offer, source)
 
         batches = ParallelBatches(plan, new_reader, self._threads, pa)
-        planner.batches = batches
         for source in self._sources:
             self._register(batches, source, _still_planning)
         return batches
@@ -225,7 +224,7 @@ class RecordBatchStream:
                 planner.index_entries(offer, item.entries, entries, True)
                 return
             start = item.start or _file_prefix_end(item.path, item.stop, max_depth)
-            planner.scan_file(offer, item.path, start, item.stop, file_range(item.path, label))
+            planner.guess_file(offer, item.path, start, item.stop, file_range(item.path, label))
         elif isinstance(item, (str, os.PathLike)) and local_path(item) is not None:
             path = local_path(item) or ""
             size = os.path.getsize(path)
@@ -233,7 +232,7 @@ class RecordBatchStream:
             index = usable_index(path, start)
             make = file_range(path)
             if index is None or not index.entries:
-                planner.scan_file(offer, path, start, size, make)
+                planner.guess_file(offer, path, start, size, make)
                 return
 
             def group_range(group: list[Any]) -> Any:

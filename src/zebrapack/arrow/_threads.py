@@ -2,28 +2,32 @@
 their own, decoded by N threads at once, the batches handed out in file order.
 
 Where a range may start: at the entries of a file's sidecar index (``FILE.zpi``, when it is
-usable) or of an indexed split, else where a boundary scan (``record_ends``, the skipper
-without the GIL) finds a record ending. A planner thread lays the ranges out ahead of the
-decoders, numbering each range's records from the start of the sources (the index's and the
-scan's counts), so that an error in any range names the record as one thread would. Each
-range is decoded by its own core reader (``ArrowRecordReader``), which decodes without the
-GIL; N decoder threads take the ranges in order and each hands its batches, one at a time,
-to the consumer, who takes them range after range: at most N batches being built and N
-waiting, whatever the file's size.
+usable) or of an indexed split; in a file without one, at a guessed boundary (about every
+``RANGE_BYTES``, where a run of records steps over whole: no serial scan of every record),
+which the range before it checks (it must end exactly there: a wrong guess is read on from
+the record crossing it, by one reader); in a bytes-like object, where a boundary scan
+(``record_ends``, the skipper without the GIL) finds records ending. A planner thread lays
+the ranges out ahead of the decoders; each range is decoded by its own core reader
+(``ArrowRecordReader``), which decodes without the GIL; N decoder threads take the ranges
+in order and each hands its batches, one at a time, to the consumer, who takes them range
+after range: at most N batches being built and N waiting, whatever the file's size. The
+consumer counts the rows it hands out, so an error of any range is numbered from the start
+of the sources, as one thread numbers it.
 
 What cannot be cut (a Python file object, an object at a URL, the bytes after the last
-record the scan stepped over whole) is one range, read by one thread; the ranges after it
-wait for its record count. A non-final range that ends inside a record (a forged index, a
-file changed while it is read) is a ``DecodeError`` saying so; a range that holds another
-record count than the index or the scan found, too.
+record a scan stepped over whole) is one range, read by one thread. A range that ends
+inside a record where the boundary was not guessed (a forged index, a file changed while
+it is read) is a ``DecodeError`` saying so; a range that holds another record count than
+the index or the scan found, too.
 """
 
 from __future__ import annotations
 
 import queue
+import re
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,20 +47,31 @@ _POLL = 0.05
 
 @dataclass
 class Range:
-    """Records of one source that decode on their own, numbered from ``first_record``.
+    """Records of one source that decode on their own.
 
     ``add(reader)`` gives the reader its segments. ``records``: how many the range must
-    hold (the index's or the scan's count), or None for a range that runs to its
-    source's end, whose count the planner waits for. ``last``: the range ends its
+    hold (the index's or the scan's count), or None. ``last``: the range ends its
     source, so a record cut short at its end is a torn tail and not a bad boundary.
+    ``rest(start)``: for a range whose end was guessed, the segments from ``start`` to
+    its source's end, read by one reader when the guess was wrong; ``source`` numbers
+    the sources, so that the ranges after a wrong guess are dropped.
     """
 
     add: Callable[[ArrowRecordReader], None]
-    first_record: int
     records: int | None
     last: bool
     stop: int = -1                  # where the range ends (for the message of a bad boundary)
-    counted: queue.Queue[int | None] | None = None     # the count of a range of unknown size
+    rest: Callable[[int], Callable[[ArrowRecordReader], None]] | None = None
+    source: int = 0
+
+
+class _WrongGuess(Exception):
+    """A guessed range boundary inside a record: the record that crosses it starts at ``offset``."""
+
+    def __init__(self, offset: int, item: Range) -> None:
+        super().__init__(offset)
+        self.offset = offset
+        self.item = item
 
 
 class Closed(Exception):
@@ -77,7 +92,7 @@ class ParallelBatches:
         self._new_reader = new_reader
         self._closed = threading.Event()
         self._ranges: queue.Queue[Range | None] = queue.Queue(maxsize=threads)
-        self._slots: deque[queue.Queue[Any]] = deque()
+        self._slots: deque[tuple[Range | None, queue.Queue[Any]]] = deque()
         self._slots_ready = threading.Condition()
         self._take = threading.Lock()           # a decoder takes its range and its slot at once
         self._plan = plan
@@ -86,6 +101,9 @@ class ParallelBatches:
                          for i in range(threads)]
         self._current: queue.Queue[Any] | None = None
         self._failed: BaseException | None = None
+        self._delivered = 0                 # rows handed out: the record number of an error
+        self._inline: Iterator[tuple[str, Any]] | None = None
+        self._dropping = -1                 # the source whose ranges after a wrong guess are dropped
         self._planner.start()
         for worker in self._workers:
             worker.start()
@@ -94,12 +112,15 @@ class ParallelBatches:
 
     def _run_plan(self) -> None:
         try:
-            self._plan(self._offer)
-        except Closed:
+            try:
+                self._plan(self._offer)
+            except Closed:
+                return
+            except BaseException as exc:        # noqa: BLE001 - handed to the consumer in order
+                self._offer_error(exc)
+            self._put(self._ranges, None)
+        except Closed:          # the consumer is gone
             return
-        except BaseException as exc:        # noqa: BLE001 - handed to the consumer in order
-            self._offer_error(exc)
-        self._put(self._ranges, None)
 
     def _offer(self, item: Range) -> None:
         self._put(self._ranges, item)
@@ -107,21 +128,7 @@ class ParallelBatches:
     def _offer_error(self, exc: BaseException) -> None:
         def fail(reader: ArrowRecordReader) -> None:
             raise exc
-        self._put(self._ranges, Range(fail, 0, 0, True))
-
-    def wait_count(self, item: Range) -> int:
-        """The record count of a range of unknown size, once it is decoded (Closed if it failed)."""
-        assert item.counted is not None
-        while True:
-            try:
-                count = item.counted.get(timeout=_POLL)
-            except queue.Empty:
-                if self._closed.is_set():
-                    raise Closed from None
-                continue
-            if count is None:
-                raise Closed
-            return count
+        self._put(self._ranges, Range(fail, None, True))
 
     # -- the decoders ---------------------------------------------------------------------
 
@@ -134,7 +141,7 @@ class ParallelBatches:
                     return
                 slot: queue.Queue[Any] = queue.Queue(maxsize=1)
                 with self._slots_ready:
-                    self._slots.append(slot)
+                    self._slots.append((item, slot))
                     self._slots_ready.notify_all()
                 if item is None:
                     self._ranges.put(None)      # for the other decoders
@@ -146,30 +153,26 @@ class ParallelBatches:
                 return
 
     def _decode(self, item: Range, slot: queue.Queue[Any]) -> None:
-        rows = 0
         try:
-            reader = self._new_reader(item)
-            item.add(reader)
-            while (capsules := reader.next_batch()) is not None:
-                batch = self._pa.RecordBatch._import_from_c_capsule(*capsules)
+            rows = 0
+            for batch in self._batches(item):
                 rows += batch.num_rows
                 self._put(slot, ("batch", batch))
             if item.records is not None and rows != item.records:
                 raise DecodeError(f"{item.records} records were found here before, {rows} now "
-                                  f"(the file changed while it was read) (record {item.first_record + rows})",
-                                  "$", item.stop)
+                                  f"(the file changed while it was read) (record {rows})", "$", item.stop)
         except (Closed, KeyboardInterrupt):
-            if item.counted is not None:
-                item.counted.put(None)
             raise
         except BaseException as exc:        # noqa: BLE001 - handed to the consumer in order
-            if item.counted is not None:
-                item.counted.put(None)
             self._put(slot, ("error", _bad_boundary(exc, item)))
             return
-        if item.counted is not None:
-            item.counted.put(rows)
         self._put(slot, ("done", None))
+
+    def _batches(self, item: Range) -> Iterator[Any]:
+        reader = self._new_reader(item)
+        item.add(reader)
+        while (capsules := reader.next_batch()) is not None:
+            yield self._pa.RecordBatch._import_from_c_capsule(*capsules)
 
     # -- the consumer ---------------------------------------------------------------------
 
@@ -177,23 +180,62 @@ class ParallelBatches:
         """The next batch in file order, or None at the end."""
         if self._failed is not None:
             raise self._failed
+        kind: str
+        value: Any
         while True:
-            if self._current is None:
-                with self._slots_ready:
-                    while not self._slots:
-                        self._slots_ready.wait()
-                    self._current = self._slots.popleft()
-            kind, value = self._current.get()
+            if self._inline is not None:        # after a wrong guess: the rest of its source, here
+                kind, value = next(self._inline, ("done", None))
+                if kind == "done":
+                    self._inline = None
+                    continue
+            else:
+                if self._current is None:
+                    with self._slots_ready:
+                        while not self._slots:
+                            self._slots_ready.wait()
+                        item, self._current = self._slots.popleft()
+                    if item is not None and item.source == self._dropping:
+                        self._drain(self._current)
+                        self._current = None
+                        continue
+                kind, value = self._current.get()
+                if kind == "done":
+                    self._current = None
+                    continue
+                if kind == "error" and isinstance(value, _WrongGuess):
+                    self._recover(value)
+                    continue
             if kind == "batch":
+                self._delivered += value.num_rows
                 return value
-            if kind == "done":
-                self._current = None
-                continue
             self.close()
             if kind == "end":
                 return None
-            self._failed = value
-            raise value
+            self._failed = _renumbered(value, self._delivered)
+            raise self._failed
+
+    def _recover(self, guess: _WrongGuess) -> None:
+        """A guessed boundary was inside a record: the records up to it are delivered; the
+        rest of that source is read from the record crossing it by one reader, here, and
+        the ranges decoded from the wrong guess on are dropped."""
+        assert guess.item.rest is not None
+        self._current = None
+        self._dropping = guess.item.source
+        rest = Range(guess.item.rest(guess.offset), None, True, source=guess.item.source)
+
+        def batches() -> Iterator[tuple[str, Any]]:
+            try:
+                for batch in self._batches(rest):
+                    yield "batch", batch
+            except BaseException as exc:        # noqa: BLE001 - raised in order by next()
+                yield "error", exc
+                return
+            yield "done", None
+        self._inline = batches()
+
+    def _drain(self, slot: queue.Queue[Any]) -> None:
+        while slot.get()[0] == "batch":
+            pass
 
     def close(self) -> None:
         self._closed.set()
@@ -225,9 +267,27 @@ class ParallelBatches:
                 continue
 
 
+def _renumbered(exc: BaseException, records: int) -> BaseException:
+    """A range reader's error with its record numbered from the start of the sources
+    (every record before it was delivered: ``records``)."""
+    local = getattr(exc, "record", None)
+    if not isinstance(exc, DecodeError) or local is None or local == records:
+        return exc
+    reason = exc.reason
+    suffix = f" (record {local})"
+    if reason.endswith(suffix):
+        reason = reason[:-len(suffix)] + f" (record {records})"
+    renumbered = type(exc)(reason, exc.path, exc.offset)
+    renumbered.record = records     # type: ignore[attr-defined]
+    return renumbered
+
+
 def _bad_boundary(exc: BaseException, item: Range) -> BaseException:
     """A torn tail at the end of a range that does not end its source is a range
-    boundary inside a record: the index (or the file, changed since the scan) is wrong."""
+    boundary inside a record: a guessed one is retried from that record, else the index
+    (or the file, changed since the scan) is wrong."""
+    if isinstance(exc, TornTailError) and not item.last and item.rest is not None and exc.offset is not None:
+        return _WrongGuess(exc.offset, item)
     if isinstance(exc, TornTailError) and not item.last:
         error = DecodeError(f"the range ending at byte {item.stop} ends inside the record that starts here "
                             f"(an index entry boundary inside a record, or the file changed while it was read) "
@@ -241,7 +301,7 @@ def _bad_boundary(exc: BaseException, item: Range) -> BaseException:
 
 
 class Planner:
-    """Lays out the ranges of the sources, in order, numbering their records."""
+    """Lays out the ranges of the sources, in order (``source`` counts them)."""
 
     def __init__(self, batch_rows: int, max_depth: int, max_record_size: int) -> None:
         self.batch_rows = batch_rows
@@ -249,15 +309,14 @@ class Planner:
         self.max_record_size = max_record_size
         self.range_bytes = RANGE_BYTES
         self.scan_chunk = SCAN_CHUNK
-        self.records = 0
-        self.batches: ParallelBatches | None = None
+        self.source = -1
+
+    def next_source(self) -> None:
+        self.source += 1
 
     def whole(self, offer: Callable[[Range], None], add: Callable[[ArrowRecordReader], None]) -> None:
-        """A source read by one reader to its end; the next ones wait for its count."""
-        item = Range(add, self.records, None, True, counted=queue.Queue())
-        offer(item)
-        assert self.batches is not None
-        self.records += self.batches.wait_count(item)
+        """A source read by one reader to its end."""
+        offer(Range(add, None, True, source=self.source))
 
     def index_entries(self, offer: Callable[[Range], None], entries: Any, make: Callable[[Any], Callable[
             [ArrowRecordReader], None]], last: bool) -> None:
@@ -266,15 +325,36 @@ class Planner:
         records = size = 0
         for entry in entries:
             if group and (records + entry.records > self.batch_rows or size + entry.stop - entry.start > self.range_bytes):
-                offer(Range(make(group), self.records, records, False, group[-1].stop))
-                self.records += records
+                offer(Range(make(group), records, False, group[-1].stop, source=self.source))
                 group, records, size = [], 0, 0
             group.append(entry)
             records += entry.records
             size += entry.stop - entry.start
         if group:
-            offer(Range(make(group), self.records, records, last, group[-1].stop))
-            self.records += records
+            offer(Range(make(group), records, last, group[-1].stop, source=self.source))
+
+    def guess_file(self, offer: Callable[[Range], None], path: str, start: int, stop: int,
+                   make: Callable[[int, int], Callable[[ArrowRecordReader], None]]) -> None:
+        """Ranges of the file's bytes start..stop without stepping over every record first:
+        each boundary is guessed about ``range_bytes`` on, at the first place from which
+        ``GUESS_RECORDS`` records in a row step over whole, and checked when the range
+        before it is decoded (it must end exactly there; the consumer reads on from the
+        record crossing a wrong guess, with one reader). Where no guess is found (records
+        larger than the window), the rest is cut by ``scan_file``."""
+        position = start
+        with open(path, "rb", buffering=0) as handle:
+            while stop - position > 2 * self.range_bytes:
+                target = position + self.range_bytes
+                handle.seek(target)
+                window = handle.read(min(GUESS_WINDOW, stop - target)) or b""
+                guess = _first_run_of_records(window, self.max_depth)
+                if guess is None:
+                    self.scan_file(offer, path, position, stop, make)
+                    return
+                offer(Range(make(position, target + guess), None, False, target + guess,
+                            rest=_to(make, stop), source=self.source))
+                position = target + guess
+        offer(Range(make(position, stop), None, True, stop, source=self.source))
 
     def scan_file(self, offer: Callable[[Range], None], path: str, start: int, stop: int,
                   make: Callable[[int, int], Callable[[ArrowRecordReader], None]]) -> None:
@@ -292,9 +372,8 @@ class Planner:
                 with memoryview(buffer) as view:
                     end, count = record_ends(view[:held], used, self.batch_rows, self.range_bytes, self.max_depth)
                     if count:
-                        offer(Range(make(position, position + end - used), self.records, count, False,
-                                    position + end - used))
-                        self.records += count
+                        offer(Range(make(position, position + end - used), count, False, position + end - used,
+                                    source=self.source))
                         position += end - used
                         used = end
                         continue
@@ -321,11 +400,35 @@ class Planner:
             end, count = record_ends(data, position, self.batch_rows, self.range_bytes, self.max_depth)
             if not count:
                 break
-            offer(Range(make(position, end), self.records, count, False, end))
-            self.records += count
+            offer(Range(make(position, end), count, False, end, source=self.source))
             position = end
         if position < len(data):
             self.whole(offer, make(position, len(data)))
+
+
+def _to(make: Callable[[int, int], Callable[[ArrowRecordReader], None]], stop: int) -> Callable[
+        [int], Callable[[ArrowRecordReader], None]]:
+    return lambda start: make(start, stop)
+
+
+#: A guessed boundary: where this many records in a row step over whole,
+GUESS_RECORDS = 16
+#: found in this many bytes from about ``RANGE_BYTES`` on.
+GUESS_WINDOW = 256 << 10
+_RECORD_LEAD = re.compile(rb"[\x80-\x8f\xde\xdf]")
+
+
+def _first_run_of_records(window: bytes, max_depth: int) -> int | None:
+    """Where GUESS_RECORDS records in a row end, stepped over whole from the first offset of
+    ``window`` that allows it. That offset may be inside a record (a byte of a value that
+    looks like a map header), but stepping over msgpack values falls into step with the
+    real records within a few values, so the end of the run is a record boundary but for
+    rare (or hostile) data; the range before it checks it anyway."""
+    for lead in _RECORD_LEAD.finditer(window):
+        end, count = record_ends(window, lead.start(), GUESS_RECORDS, len(window), max_depth)
+        if count == GUESS_RECORDS:
+            return int(end)
+    return None
 
 
 def usable_index(path: str, start: int) -> Any:
