@@ -89,8 +89,6 @@ cdef extern from "zp_wire.h":
     void zp_store_u16(unsigned char *p, uint16_t v) noexcept nogil
     void zp_store_u32(unsigned char *p, uint32_t v) noexcept nogil
     void zp_store_u64(unsigned char *p, uint64_t v) noexcept nogil
-    Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) noexcept nogil
-    Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
     double zp_double_from_bits(uint64_t bits) noexcept nogil
     uint64_t zp_double_bits(double d) noexcept nogil
     double zp_double_from_f32_bits(uint32_t bits) noexcept nogil
@@ -98,7 +96,6 @@ cdef extern from "zp_wire.h":
     int zp_double_fits_f32(double d) noexcept nogil
     int zp_i64_fits_double(int64_t v) noexcept nogil
     int zp_u64_fits_double(uint64_t v) noexcept nogil
-    Py_ssize_t zp_store_ext_header(unsigned char *p, Py_ssize_t n, int8_t code, int fixext) noexcept nogil
     enum:
         ZP_NUMBER_NONE
         ZP_NUMBER_INT
@@ -109,6 +106,31 @@ cdef extern from "zp_wire.h":
         int family
         uint64_t bits
     Py_ssize_t zp_load_number(const unsigned char *p, Py_ssize_t left, zp_number *out) noexcept nogil
+
+# The msgpack stores of the encoder, the Arrow writer and the plans' keys.
+cdef extern from "zp_write.h":
+    enum:
+        ZP_NIL
+        ZP_FALSE
+        ZP_TRUE
+        ZP_STR
+        ZP_BIN
+        ZP_ARRAY
+        ZP_MAP
+    const Py_ssize_t ZP_MAX_LENGTH32     # 0xffffffff as a C constant: Cython compares that literal as a Python int
+    Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) noexcept nogil
+    Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
+    Py_ssize_t zp_store_f64(unsigned char *p, double d) noexcept nogil
+    Py_ssize_t zp_store_f32_bits(unsigned char *p, uint32_t bits) noexcept nogil
+    Py_ssize_t zp_store_header(unsigned char *p, int family, Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_map_header_size(Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_close_map(unsigned char *data, Py_ssize_t header_pos, Py_ssize_t header_size, Py_ssize_t end,
+                            Py_ssize_t count) noexcept nogil
+    Py_ssize_t zp_store_ext(unsigned char *p, int8_t code, const void *data, Py_ssize_t n, int fixext) noexcept nogil
+    Py_ssize_t zp_store_time(unsigned char *p, int64_t seconds, uint32_t nanos) noexcept nogil
+    Py_ssize_t zp_store_complex64(unsigned char *p, uint32_t real_bits, uint32_t imag_bits) noexcept nogil
+    Py_ssize_t zp_store_complex128(unsigned char *p, double real, double imag) noexcept nogil
     Py_ssize_t zp_store_number(unsigned char *p, const zp_number *n) noexcept nogil
 
 cdef extern from "zp_civil.h":

@@ -209,25 +209,18 @@ cdef inline void record_encoded_size(StructPlan sp, Py_ssize_t size) noexcept:
 
 # -- compiling ------------------------------------------------------------------
 
-def _msgpack_int_key(Py_ssize_t value):
-    """The smallest signed encoding of a zid (the reference writes keys so)."""
-    if 0 <= value <= 0x7f:
-        return bytes([value])
-    if value <= 0x7fff:
-        return b"\xd1" + value.to_bytes(2, "big", signed=True)
-    return b"\xd2" + value.to_bytes(4, "big", signed=True)
+cdef bytes _stored_key(int64_t key):
+    """A struct map key (a zid, or -1: the name entry's) as the reference writes it: its
+    smallest signed form (zp_store_signed)."""
+    cdef unsigned char stored[9]
+    return PyBytes_FromStringAndSize(<const char *>stored, zp_store_signed(stored, key))
 
 
-def _msgpack_str(str text):
+cdef bytes _stored_str(str text):
+    """text as a msgpack str (zp_store_header)."""
+    cdef unsigned char header[5]
     data = text.encode("utf-8")
-    n = len(data)
-    if n <= 31:
-        return bytes([0xa0 | n]) + data
-    if n <= 0xff:
-        return b"\xd9" + bytes([n]) + data
-    if n <= 0xffff:
-        return b"\xda" + n.to_bytes(2, "big") + data
-    return b"\xdb" + n.to_bytes(4, "big") + data
+    return PyBytes_FromStringAndSize(<const char *>header, zp_store_header(header, ZP_STR, len(data))) + data
 
 
 cdef dict _INTEGER_RANGES = {
@@ -317,7 +310,7 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     cdef StructPlan plan = StructPlan()
     plan.name = struct_def.name
     plan.name_utf8 = plan.name.encode("utf-8")
-    plan.name_entry = b"\xff" + _msgpack_str(plan.name)
+    plan.name_entry = _stored_key(-1) + _stored_str(plan.name)
     plan.name_entry_c = PyBytes_AS_STRING(plan.name_entry)
     plan.name_entry_len = PyBytes_GET_SIZE(plan.name_entry)
     plan.cls = cls
@@ -399,9 +392,9 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         fp.type = compile_type(f.type, structs, memo) if not f.unusable else unusable_type(f)
         if f.zid < 0 and plan.without_zid is None:
             plan.without_zid = f.go_name
-        fp.zid_key = _msgpack_int_key(f.zid) if f.zid >= 0 else b""     # never written: see without_zid
+        fp.zid_key = _stored_key(f.zid) if f.zid >= 0 else b""     # never written: see without_zid
         fp.tag = f.tag_name.encode("utf-8")
-        fp.tag_key = _msgpack_str(f.tag_name)
+        fp.tag_key = _stored_str(f.tag_name)
         fp.offset = slot_offset(plan.cls, fp.attr)
         fp.time_field = fp.type.kind == K_TIME
         fp.omitempty = f.omit_empty
