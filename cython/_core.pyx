@@ -1,28 +1,39 @@
 # cython: language_level=3
 """zebrapack's compiled core.
 
-One extension built from these parts (msgpack-python's layout):
+One extension built from these parts (msgpack-python's layout), included in this
+order:
 
-- ``zp_wire.h``, ``zp_civil.h``, ``zp_object.h``, ``zp_stack.h``: C
-  primitives (big-endian loads and stores, float bits, civil dates,
-  member-slot access, the thread's stack bounds); no Python objects are built
-  there. ``zp_freelist.h``: the memory of dropped records, kept for the next.
+- C headers, no Python objects built there: ``zp_wire.h`` (big-endian loads and
+  stores of words, float bits, msgp.Number's load), ``zp_write.h`` (every msgpack
+  store: integers, lengths and headers, ext, time, complex, struct map headers; for
+  the encoder and the Arrow writer alike), ``zp_skip.h`` (stepping over a value, for
+  the decoder, the stream and the columnar reader), ``zp_civil.h`` (civil dates),
+  ``zp_object.h`` (member-slot access), ``zp_stack.h`` (the thread's stack bounds),
+  ``zp_freelist.h`` (the memory of dropped records, kept for the next).
 - ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
   fields by zid, kinds, nested plans, slot offsets).
+- ``_record.pxi``: the C bases of the record classes (``RecordBase``,
+  ``FrozenRecordBase``).
 - ``_trail.pxi``: where the codec is in the value tree, for error paths and the
   depth limit.
-- ``zp_skip.h``, ``_skip.pxi``: stepping over a value (unknown fields), for the
-  decoder and the columnar reader alike.
+- ``_skip.pxi``: ``zp_skip.h``'s skipper, for decode's ``skip_value`` and the
+  columnar reader's ``dec_skip``, each with its own messages and paths.
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
 - ``_stream.pxi``: ``StreamDecoder``, the push decoder of records that arrive in
   pieces (``Schema.stream_decoder``), finding their ends with the resumable skipper.
-- ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
-  (a stable ABI), for the columnar reader and writer; ``_arrow_schema.pxi``
-  exports zebrapack.arrow's type mapping as an ``ArrowSchema``;
-  ``zp_arrow_read.h``, ``_arrow_read.pxi``, ``_arrow_stream.pxi``: the columnar
-  reader (records straight into Arrow buffers, without the GIL) and its C stream.
+- ``_scan.pxi``: ``skip_records``, record boundaries without a schema (the index).
+- The columnar side: ``zp_arrow.h``, ``_arrow_abi.pxi`` (the Arrow C Data and C
+  Stream Interface, a stable ABI); ``_arrow_schema.pxi`` (zebrapack.arrow's type
+  mapping exported as an ``ArrowSchema``); ``zp_arrow_read.h`` (growable column
+  buffers, UTF-8 checks, CRC32; the writer and the stream use it too),
+  ``_arrow_read.pxi`` (the columnar reader: records straight into Arrow buffers,
+  without the GIL); ``zp_path.h``, ``_arrow_stream.pxi`` (its sources, files opened
+  by C, batches and C stream); ``zp_arrow_write.h``, ``_arrow_write.pxi`` (the
+  columnar writer: Arrow buffers to records, without the GIL, through
+  ``zp_write.h``).
 """
 
 cimport cython
@@ -73,8 +84,10 @@ from types import GenericAlias as _GenericAlias
 from msgpack import ExtType as _MsgpackExtType
 
 from zebrapack._errors import DecodeError, EncodeError, TornTailError
+from zebrapack.schema import model as _schema_model
 from zebrapack.values.ext import Ext
 from zebrapack.values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from zebrapack.values import gotime as _gotime
 from zebrapack.values.gotime import GoTime
 from zebrapack.values.timestamp import Timestamp
 
@@ -201,7 +214,7 @@ OPTIMIZED_BUILD = bool(ZP_OPTIMIZED_BUILD)
 
 # Immutable constants shared by every call (no mutable module state).
 cdef object _UTC = _datetime_module.timezone.utc
-cdef object _GO_ZERO_TIME = _datetime_module.datetime(1, 1, 1, tzinfo=_UTC)
+cdef object _GO_ZERO_TIME = _gotime.GO_ZERO_TIME
 cdef object _Timestamp = Timestamp
 cdef object _Ext = Ext
 cdef object _GoTime = GoTime

@@ -1056,7 +1056,7 @@ cdef list unknown_entries(Writer *w, StructPlan sp, object obj):
 
 cdef bint _is_field_key(StructPlan sp, object key):
     if isinstance(key, int):
-        return 0 <= key <= INT64_MAX and field_by_zid(sp, key) is not None
+        return 0 <= key <= INT64_MAX and field_c_by_zid(sp, key) != NULL
     encoded = (<str>key).encode("utf-8", "surrogatepass")
     for item in sp.msgp_fields:
         if (<FieldPlan>item).tag == encoded:
