@@ -45,11 +45,6 @@ cdef enum:
     W_CONST = 1     # a field without a column: its zero value's bytes (key included), or nothing
     W_RAW = 2       # msgpack bytes written verbatim (interface{}, named interfaces, recursive structs)
 
-cdef enum:
-    STEP_FIELD = 1
-    STEP_INDEX = 2
-    STEP_KEY = 3
-
 
 cdef struct WCol:
     # what is written
@@ -95,9 +90,12 @@ cdef struct WCol:
 
 
 cdef struct WStep:
-    int kind
-    WCol *col
-    int64_t index
+    # One level of the path to the value being written (aw_enter): as a trail entry
+    # (_trail.pxi, its P_* kinds), but a map key is its column and row, made a Python
+    # value only by an error (aw_path).
+    int kind                # P_FIELD, P_INDEX, P_KEY
+    WCol *col               # P_FIELD: the field's column; P_KEY: the key's, NULL until the key is written
+    int64_t index           # P_INDEX: the element; P_KEY: the entry's row in col
 
 
 cdef struct WriteCtx:
@@ -107,7 +105,7 @@ cdef struct WriteCtx:
     bint fixext             # ext headers as the reference's EncodeMsg writes them (zp_store_ext_header)
     int64_t row
     Py_ssize_t max_depth
-    WStep *path          # by level
+    WStep *path             # by level, 1..depth (aw_enter)
     Py_ssize_t depth        # the level the value being written is in
     PyObject *root_name
     PyObject *codec         # borrowed Codec (raw checks)
@@ -122,26 +120,47 @@ cdef struct WriteCtx:
 
 # -- errors -----------------------------------------------------------------------
 
-cdef str _ctx_path(WriteCtx *ctx):
+# -- where the writer is: the field path of errors, the depth limit ------------------
+
+cdef inline int aw_enter(WriteCtx *ctx, WCol *c, int kind) except -1 nogil:
+    """Into the level c's container opens (c.level, fixed when the columns are bound),
+    at elements of kind (P_FIELD, P_INDEX, P_KEY); refused past max_depth."""
+    if c.level > ctx.max_depth:
+        with gil:
+            return ctx_fail(ctx, f"nesting deeper than max_depth={ctx.max_depth} (does a value contain itself?)")
+    ctx.depth = c.level
+    ctx.path[c.level].kind = kind
+    ctx.path[c.level].col = NULL
+    return 0
+
+
+cdef inline void aw_leave(WriteCtx *ctx, WCol *c) noexcept nogil:
+    ctx.depth = c.level - 1
+
+
+cdef str aw_path(WriteCtx *ctx):
+    """The field path, e.g. Compound.Inners[2].X, as trail_path spells it."""
     cdef Py_ssize_t d
     cdef WStep *step
     parts = [<object>ctx.root_name]
     for d in range(1, ctx.depth + 1):
         step = &ctx.path[d]
-        if step.kind == STEP_FIELD:
+        if step.kind == P_FIELD:
             parts.append("." + (<FieldPlan>step.col.field).name)
-        elif step.kind == STEP_INDEX:
+        elif step.kind == P_INDEX:
             parts.append(f"[{step.index}]")
-        elif step.kind == STEP_KEY and step.col == NULL:
+        elif step.kind == P_KEY and step.col == NULL:
             parts.append("[<key>]")
-        elif step.kind == STEP_KEY:
+        elif step.kind == P_KEY:
             parts.append(f"[{_short_repr(_col_value(step.col, step.index))}]")
     return "".join(parts)
 
 
+# -- errors -----------------------------------------------------------------------
+
 cdef int ctx_fail(WriteCtx *ctx, str message) except -1:
     """An EncodeError naming the row and the field path of the value being written."""
-    path = _ctx_path(ctx)
+    path = aw_path(ctx)
     error = _EncodeError(message, f"row {ctx.row}, {path}", None)
     error.row = ctx.row
     error.column = path
@@ -646,14 +665,6 @@ cdef int check_raw_bytes(WriteCtx *ctx, WCol *c, const unsigned char *p, Py_ssiz
     return 0
 
 
-cdef inline int aw_enter_level(WriteCtx *ctx, WCol *c) except -1 nogil:
-    if c.level > ctx.max_depth:
-        with gil:
-            return ctx_fail(ctx, f"nesting deeper than max_depth={ctx.max_depth} (does a value contain itself?)")
-    ctx.depth = c.level
-    return 0
-
-
 cdef int aw_list(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t start = 0, n = 0, j
     cdef WCol *item = c.children[0]
@@ -664,12 +675,11 @@ cdef int aw_list(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     if n == 0 and omit:         # a [0]T array too (write_sequence)
         return 0
     aw_put_header(ctx, ZP_ARRAY, n)
-    aw_enter_level(ctx, c)
-    ctx.path[c.level].kind = STEP_INDEX
+    aw_enter(ctx, c, P_INDEX)
     for j in range(n):
         ctx.path[c.level].index = j
         aw_value(ctx, item, start + j, False)
-    ctx.depth = c.level - 1
+    aw_leave(ctx, c)
     return 1
 
 
@@ -692,11 +702,10 @@ cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 no
         ctx.spans = grown
         ctx.spans_cap = base + 2 * n + 64
     ctx.spans_top = base + 2 * n
-    aw_enter_level(ctx, c)
+    aw_enter(ctx, c, P_KEY)
     for j in range(n):
         at = start + j + c.entries.offset       # the entries struct's offset applies to its children
-        ctx.path[c.level].kind = STEP_KEY
-        ctx.path[c.level].col = NULL            # "[<key>]" until the key is read
+        ctx.path[c.level].col = NULL            # "[<key>]" until the key is written
         if aw_is_null(key, at):
             return fail_nogil(ctx, "a map key is null")
         ctx.spans[base + 2 * j] = ctx.out.pos
@@ -712,7 +721,7 @@ cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 no
         ctx.path[c.level].index = start + found + c.entries.offset
         return fail_nogil(ctx, "the key repeats an earlier key of the map (a Go map holds each key once)")
     ctx.spans_top = base
-    ctx.depth = c.level - 1
+    aw_leave(ctx, c)
     return 1
 
 
@@ -729,10 +738,9 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
     if with_name:
         aw_put_raw(ctx, c.name_entry, c.name_len)
         count += 1
-    aw_enter_level(ctx, c)
+    aw_enter(ctx, c, P_FIELD)
     for k in range(c.n_children):
         f = c.children[k]
-        ctx.path[c.level].kind = STEP_FIELD
         ctx.path[c.level].col = f
         if f.how == W_CONST:
             if f.const_len:
@@ -750,7 +758,7 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
                 f.deprecated_written = True
         else:
             ctx.out.pos = key_pos
-    ctx.depth = c.level - 1
+    aw_leave(ctx, c)
     ctx.out.pos = zp_close_map(ctx.out.data, header_pos, header_size, ctx.out.pos, count)
     return 1
 
