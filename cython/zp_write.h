@@ -138,7 +138,8 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_
 
 /* A struct's map header is stored once its entries are written, when their count is
  * known (zero fields are left out): the writer takes zp_map_header_size(most entries)
- * bytes of room for it first, then zp_close_map. */
+ * bytes of room for it first, then zp_close_map. The size zp_store_header gives a map
+ * of n entries: */
 static inline Py_ssize_t zp_map_header_size(Py_ssize_t n) {
     return n <= 15 ? 1 : n <= 0xffff ? 3 : 5;
 }
@@ -154,16 +155,7 @@ static inline Py_ssize_t zp_close_map(unsigned char *data, Py_ssize_t header_pos
         memmove(p + size, p + header_size, (size_t)(end - header_pos - header_size));
         end -= header_size - size;
     }
-    /* zp_store_header's map forms, picked by the size already known */
-    if (size == 1) {
-        p[0] = (unsigned char)(0x80 | count);
-    } else if (size == 3) {
-        p[0] = 0xde;
-        zp_store_u16(p + 1, (uint16_t)count);
-    } else {
-        p[0] = 0xdf;
-        zp_store_u32(p + 1, (uint32_t)count);
-    }
+    zp_store_header(p, ZP_MAP, count);
     return end;
 }
 
