@@ -659,6 +659,7 @@ cdef int check_raw_bytes(WriteCtx *ctx, WCol *c, const unsigned char *p, Py_ssiz
             reader_fail(&r, 0, "no bytes")
         read_back(&r, <TypePlan>c.type_plan)
     except _DecodeError as exc:
+        zp_traceback_shorten(exc.__traceback__)
         ctx_fail(ctx, f"the {_go(c)} column's msgpack bytes do not read back: {exc}")
     finally:
         trail_release(&r.trail)

@@ -84,7 +84,6 @@ from types import GenericAlias as _GenericAlias
 from msgpack import ExtType as _MsgpackExtType
 
 from zebrapack._errors import DecodeError, EncodeError, TornTailError
-from zebrapack.schema import model as _schema_model
 from zebrapack.values.ext import Ext
 from zebrapack.values.gonumbers import GoComplex64, GoFloat32, GoUint64
 from zebrapack.values import gotime as _gotime

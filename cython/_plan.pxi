@@ -8,8 +8,8 @@ cdef extern from "zp_object.h":
 
 
 cdef enum:
-    # Plan kinds: the numbers of schema.model.Kind (tests/test_core_constants.py holds
-    # them equal); K_BYTEARRAY and K_UNUSABLE are the plans' own.
+    # Plan kinds: the numbers of schema.model.Kind (tests/package/test_core_constants.py
+    # holds them equal); K_BYTEARRAY and K_UNUSABLE are the plans' own.
     K_BYTES = 1
     K_STRING = 2
     K_F32 = 3
@@ -46,8 +46,9 @@ cdef enum:
     BUILD_SLOTS = 0     # tp_alloc (or a freelist block), fill the member slots, then __post_init__ if any
     BUILD_CALL = 1      # cls(**fields)
 
-# Kinds whose schema number is their plan kind: the primitive Zkinds, msgp.Raw, msgp.Number.
-cdef frozenset _SCALAR_KINDS = frozenset(int(kind) for kind in _schema_model.SCALAR_KINDS)
+# Kinds whose schema number is their plan kind (schema.model.SCALAR_KINDS): the
+# primitive Zkinds, msgp.Raw, msgp.Number.
+cdef frozenset _SCALAR_KINDS = frozenset(range(K_BYTES, K_EXT + 1)) | {K_RAW, K_NUMBER}
 
 
 @cython.final
@@ -230,9 +231,14 @@ cdef dict _INTEGER_RANGES = {
     K_INT64: (True, INT64_MIN, INT64_MAX, 0),
 }
 
-# The zeros every record shares (schema.model.IMMUTABLE_ZEROS, by plan kind); an
-# unusable field's is None.
-cdef dict _IMMUTABLE_ZEROS = {int(kind): zero for kind, zero in _schema_model.IMMUTABLE_ZEROS.items()} | {K_UNUSABLE: None}
+# The zeros every record shares: schema.model.IMMUTABLE_ZEROS by plan kind (the core
+# imports nothing of the schema layer above it; tests/package/test_core_constants.py
+# holds the two equal), and an unusable field's, None.
+cdef dict _IMMUTABLE_ZEROS = {
+    K_BYTES: b"", K_STRING: "", K_F32: 0.0, K_F64: 0.0, K_C64: 0j, K_C128: 0j,
+    K_BOOL: False, K_INTF: None, K_TIME: _GO_ZERO_TIME, K_EXT: None, K_POINTER: None,
+    K_IFACE: None, K_RAW: b"", K_NUMBER: 0, K_UNUSABLE: None,
+}
 
 
 cdef tuple _plan_key(object ref):
@@ -317,8 +323,9 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     return plan
 
 
-#: The attribute that carries unknown entries (schema.model.UNKNOWN_ATTR).
-cdef str UNKNOWN_ATTR = _schema_model.UNKNOWN_ATTR
+#: The attribute that carries unknown entries (schema.model.UNKNOWN_ATTR; held equal
+#: by tests/package/test_core_constants.py).
+cdef str UNKNOWN_ATTR = "zebrapack_unknown"
 
 #: A struct's zid table covers zids below this many per field (plus 16).
 cdef Py_ssize_t DENSE_ZIDS_PER_FIELD = 4

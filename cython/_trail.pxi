@@ -4,6 +4,10 @@
 # the success path. It also enforces the nesting limits: max_depth levels, and
 # the thread's C stack (zp_stack.h), whichever comes first.
 
+cdef extern from "zp_traceback.h":
+    void zp_traceback_shorten(object tb) noexcept
+    void zp_traceback_shorten_pending() noexcept
+
 cdef enum:
     P_NONE = 0      # entered, no element yet
     P_FIELD = 1     # ref: the FieldPlan (owned by the codec)
