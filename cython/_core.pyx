@@ -1,28 +1,39 @@
 # cython: language_level=3
 """zebrapack's compiled core.
 
-One extension built from these parts (msgpack-python's layout):
+One extension built from these parts (msgpack-python's layout), included in this
+order:
 
-- ``zp_wire.h``, ``zp_civil.h``, ``zp_object.h``, ``zp_stack.h``: C
-  primitives (big-endian loads and stores, float bits, civil dates,
-  member-slot access, the thread's stack bounds); no Python objects are built
-  there. ``zp_freelist.h``: the memory of dropped records, kept for the next.
+- C headers, no Python objects built there: ``zp_wire.h`` (big-endian loads and
+  stores of words, float bits, msgp.Number's load), ``zp_write.h`` (every msgpack
+  store: integers, lengths and headers, ext, time, complex, struct map headers; for
+  the encoder and the Arrow writer alike), ``zp_skip.h`` (stepping over a value, for
+  the decoder, the stream and the columnar reader), ``zp_civil.h`` (civil dates),
+  ``zp_object.h`` (member-slot access), ``zp_stack.h`` (the thread's stack bounds),
+  ``zp_freelist.h`` (the memory of dropped records, kept for the next).
 - ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
   fields by zid, kinds, nested plans, slot offsets).
+- ``_record.pxi``: the C bases of the record classes (``RecordBase``,
+  ``FrozenRecordBase``).
 - ``_trail.pxi``: where the codec is in the value tree, for error paths and the
   depth limit.
-- ``zp_skip.h``, ``_skip.pxi``: stepping over a value (unknown fields), for the
-  decoder and the columnar reader alike.
+- ``_skip.pxi``: ``zp_skip.h``'s skipper, for decode's ``skip_value`` and the
+  columnar reader's ``dec_skip``, each with its own messages and paths.
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
 - ``_stream.pxi``: ``StreamDecoder``, the push decoder of records that arrive in
   pieces (``Schema.stream_decoder``), finding their ends with the resumable skipper.
-- ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
-  (a stable ABI), for the columnar reader and writer; ``_arrow_schema.pxi``
-  exports zebrapack.arrow's type mapping as an ``ArrowSchema``;
-  ``zp_arrow_read.h``, ``_arrow_read.pxi``, ``_arrow_stream.pxi``: the columnar
-  reader (records straight into Arrow buffers, without the GIL) and its C stream.
+- ``_scan.pxi``: ``skip_records``, record boundaries without a schema (the index).
+- The columnar side: ``zp_arrow.h``, ``_arrow_abi.pxi`` (the Arrow C Data and C
+  Stream Interface, a stable ABI); ``_arrow_schema.pxi`` (zebrapack.arrow's type
+  mapping exported as an ``ArrowSchema``); ``zp_arrow_read.h`` (growable column
+  buffers, UTF-8 checks, CRC32; the writer and the stream use it too),
+  ``_arrow_read.pxi`` (the columnar reader: records straight into Arrow buffers,
+  without the GIL); ``zp_path.h``, ``_arrow_stream.pxi`` (its sources, files opened
+  by C, batches and C stream); ``zp_arrow_write.h``, ``_arrow_write.pxi`` (the
+  columnar writer: Arrow buffers to records, without the GIL, through
+  ``zp_write.h``).
 """
 
 cimport cython
@@ -75,6 +86,7 @@ from msgpack import ExtType as _MsgpackExtType
 from zebrapack._errors import DecodeError, EncodeError, TornTailError
 from zebrapack.values.ext import Ext
 from zebrapack.values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from zebrapack.values import gotime as _gotime
 from zebrapack.values.gotime import GoTime
 from zebrapack.values.timestamp import Timestamp
 
@@ -89,8 +101,6 @@ cdef extern from "zp_wire.h":
     void zp_store_u16(unsigned char *p, uint16_t v) noexcept nogil
     void zp_store_u32(unsigned char *p, uint32_t v) noexcept nogil
     void zp_store_u64(unsigned char *p, uint64_t v) noexcept nogil
-    Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) noexcept nogil
-    Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
     double zp_double_from_bits(uint64_t bits) noexcept nogil
     uint64_t zp_double_bits(double d) noexcept nogil
     double zp_double_from_f32_bits(uint32_t bits) noexcept nogil
@@ -98,7 +108,6 @@ cdef extern from "zp_wire.h":
     int zp_double_fits_f32(double d) noexcept nogil
     int zp_i64_fits_double(int64_t v) noexcept nogil
     int zp_u64_fits_double(uint64_t v) noexcept nogil
-    Py_ssize_t zp_store_ext_header(unsigned char *p, Py_ssize_t n, int8_t code, int fixext) noexcept nogil
     enum:
         ZP_NUMBER_NONE
         ZP_NUMBER_INT
@@ -109,6 +118,31 @@ cdef extern from "zp_wire.h":
         int family
         uint64_t bits
     Py_ssize_t zp_load_number(const unsigned char *p, Py_ssize_t left, zp_number *out) noexcept nogil
+
+# The msgpack stores of the encoder, the Arrow writer and the plans' keys.
+cdef extern from "zp_write.h":
+    enum:
+        ZP_NIL
+        ZP_FALSE
+        ZP_TRUE
+        ZP_STR
+        ZP_BIN
+        ZP_ARRAY
+        ZP_MAP
+    const Py_ssize_t ZP_MAX_LENGTH32     # 0xffffffff as a C constant: Cython compares that literal as a Python int
+    Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) noexcept nogil
+    Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
+    Py_ssize_t zp_store_f64(unsigned char *p, double d) noexcept nogil
+    Py_ssize_t zp_store_f32_bits(unsigned char *p, uint32_t bits) noexcept nogil
+    Py_ssize_t zp_store_header(unsigned char *p, int family, Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_map_header_size(Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_close_map(unsigned char *data, Py_ssize_t header_pos, Py_ssize_t header_size, Py_ssize_t end,
+                            Py_ssize_t count) noexcept nogil
+    Py_ssize_t zp_store_ext(unsigned char *p, int8_t code, const void *data, Py_ssize_t n, int fixext) noexcept nogil
+    Py_ssize_t zp_store_time(unsigned char *p, int64_t seconds, uint32_t nanos) noexcept nogil
+    Py_ssize_t zp_store_complex64(unsigned char *p, uint32_t real_bits, uint32_t imag_bits) noexcept nogil
+    Py_ssize_t zp_store_complex128(unsigned char *p, double real, double imag) noexcept nogil
     Py_ssize_t zp_store_number(unsigned char *p, const zp_number *n) noexcept nogil
 
 cdef extern from "zp_civil.h":
@@ -179,7 +213,7 @@ OPTIMIZED_BUILD = bool(ZP_OPTIMIZED_BUILD)
 
 # Immutable constants shared by every call (no mutable module state).
 cdef object _UTC = _datetime_module.timezone.utc
-cdef object _GO_ZERO_TIME = _datetime_module.datetime(1, 1, 1, tzinfo=_UTC)
+cdef object _GO_ZERO_TIME = _gotime.GO_ZERO_TIME
 cdef object _Timestamp = Timestamp
 cdef object _Ext = Ext
 cdef object _GoTime = GoTime
