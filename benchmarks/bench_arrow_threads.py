@@ -5,8 +5,8 @@
 Writes a file of about ``--mb`` MB of seeded README ``A`` records (in ``--dir``, default a
 temporary directory; kept between runs there), then reads it into Arrow batches (each
 batch dropped once counted, as a consumer that aggregates does) with one thread and with
-each ``--threads`` count, interleaved round after round: without an index (the boundary
-scan cuts the ranges) and with its sidecar index (``FILE.zpi``, entries every 65,536
+each ``--threads`` count, interleaved round after round: without an index (ranges cut at
+guessed boundaries) and with its sidecar index (``FILE.zpi``, entries every 65,536
 records). Reports the best wall time of each, the process CPU time beside it, the
 speedup over one thread, and, because other work on the machine takes cores away, the
 load average and a control: the speedup of two threads hashing (``hashlib.sha256``,
@@ -95,7 +95,7 @@ def run(megabytes: int, thread_counts: Sequence[int], rounds: int, directory: Pa
     controls = []
     for _ in range(rounds):
         controls.append(hashing_speedup())
-        for label, path in (("no index (boundary scan)", plain), ("sidecar index", indexed)):
+        for label, path in (("no index (guessed boundaries)", plain), ("sidecar index", indexed)):
             for threads in counts:
                 measured = read_once(path, schema, threads)
                 if (label, threads) not in best or measured[0] < best[label, threads][0]:

@@ -159,8 +159,10 @@ class ParallelBatches:
                 rows += batch.num_rows
                 self._put(slot, ("batch", batch))
             if item.records is not None and rows != item.records:
-                raise DecodeError(f"{item.records} records were found here before, {rows} now "
-                                  f"(the file changed while it was read) (record {rows})", "$", item.stop)
+                error = DecodeError(f"{item.records} records were found here before, {rows} now "
+                                    f"(the file changed while it was read) (record {rows})", "$", item.stop)
+                error.record = rows     # type: ignore[attr-defined]
+                raise error
         except (Closed, KeyboardInterrupt):
             raise
         except BaseException as exc:        # noqa: BLE001 - handed to the consumer in order
