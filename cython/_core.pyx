@@ -13,6 +13,9 @@ One extension built from these parts (msgpack-python's layout):
   depth limit.
 - ``zp_skip.h``, ``_skip.pxi``: stepping over a value (unknown fields), for the
   decoder and the columnar reader alike.
+- ``zp_read.h``, ``_read.pxi``: reading a value's wire form (headers, integers,
+  numbers, times, complex numbers, struct names and keys, lead-byte names), the
+  rules of the decoder and the columnar reader alike.
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
@@ -63,7 +66,7 @@ from cpython.tuple cimport PyTuple_Check, PyTuple_CheckExact, PyTuple_GET_ITEM, 
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_Check, PyUnicode_DecodeUTF8
 from libc.math cimport signbit
 from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
-from libc.string cimport memcmp, memcpy, memmove
+from libc.string cimport memcmp, memcpy, memmove, memset
 
 import datetime as _datetime_module
 import gc as _gc_module
@@ -108,7 +111,6 @@ cdef extern from "zp_wire.h":
     ctypedef struct zp_number:
         int family
         uint64_t bits
-    Py_ssize_t zp_load_number(const unsigned char *p, Py_ssize_t left, zp_number *out) noexcept nogil
     Py_ssize_t zp_store_number(unsigned char *p, const zp_number *n) noexcept nogil
 
 cdef extern from "zp_civil.h":
@@ -196,6 +198,7 @@ cdef object _DecodeError = DecodeError
 cdef object _TornTailError = TornTailError
 cdef object _EncodeError = EncodeError
 
+include "_read.pxi"
 include "_plan.pxi"
 include "_record.pxi"
 include "_trail.pxi"

@@ -107,8 +107,7 @@ cdef struct FieldC:
     Py_ssize_t zid_key_len
     const char *tag_key             # FieldPlan.tag_key's bytes (msgp mode)
     Py_ssize_t tag_key_len
-    const char *tag                 # FieldPlan.tag's bytes (msgp mode keys read)
-    Py_ssize_t tag_len
+    zp_name tag                     # FieldPlan.tag's bytes (msgp mode keys read)
     PyObject *absent_zero           # decode: the shared immutable value an absent field gets (None for
                                     # time fields, else the TypePlan's shared zero), or NULL (make_zero)
     # Encode only (write_struct):
@@ -535,8 +534,8 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.zid_key_len = PyBytes_GET_SIZE(fp.zid_key)
     fc.tag_key = PyBytes_AS_STRING(fp.tag_key)
     fc.tag_key_len = PyBytes_GET_SIZE(fp.tag_key)
-    fc.tag = PyBytes_AS_STRING(fp.tag)
-    fc.tag_len = PyBytes_GET_SIZE(fp.tag)
+    fc.tag.text = PyBytes_AS_STRING(fp.tag)
+    fc.tag.len = PyBytes_GET_SIZE(fp.tag)
     # shared zeros (scalars, "", b"", [N]byte) hold no other value: no zero cost, nothing the collector tracks
     fc.absent_zero = <PyObject *>None if fp.time_field else (<PyObject *>fp.type.zero if fp.type.zero_shared else NULL)
     fc.wkey = fc.zid_key
