@@ -6,16 +6,17 @@
 # walks the wire with the builders, appending values; nothing here builds a
 # Python object or needs the GIL, so a batch decodes with the GIL released, on
 # any thread. Every length read from the wire is checked against the bytes
-# left before use; nesting is limited by the schema's max_depth. Errors leave
-# their reason, the field path (spelled as decode spells it) and the byte
-# offset in the Dec state; the caller turns them into a DecodeError or the C
-# stream's last error.
+# left before use (zp_read.h, the decoder's rules); nesting is limited by the
+# schema's max_depth and the thread's C stack (zp_trail.h, the decoder's guard).
+# Errors leave their reason, the field path (zp_trail.h's builder, spelled as
+# decode spells it) and the byte offset in the Dec state; the caller turns them
+# into a DecodeError or the C stream's last error.
 
 from libc.stdio cimport snprintf
 from libc.string cimport strlen
 
 
-cdef extern from "zp_arrow_read.h":
+cdef extern from "zp_columnar.h":
     ctypedef struct zp_buf:
         uint8_t *ptr
         int64_t len
@@ -64,6 +65,7 @@ cdef enum:
 cdef enum:
     MESSAGE_SIZE = 512
     PATH_SIZE = 1024
+    DEC_SHALLOW = 32        # levels a record nests before the reader asks the thread's stack (zp_depth)
 
 
 cdef struct Col:
@@ -107,12 +109,6 @@ cdef struct Col:
     char **unusable_messages
 
 
-cdef struct PathStep:
-    int kind                # P_FIELD, P_INDEX, P_KEY, P_ZID (_trail.pxi)
-    const char *name
-    int64_t index           # list index, zid; for keys the key's offset in buf (-1 while it is read)
-
-
 cdef struct Dec:
     const unsigned char *buf
     int64_t pos
@@ -124,9 +120,9 @@ cdef struct Dec:
     bint failed
     int64_t held            # bytes allocated by the column buffers in this batch
     int64_t used            # bytes of values appended in this batch (batch_bytes)
-    int64_t depth
-    int64_t max_depth
-    PathStep *steps         # max_depth + 2 entries
+    zp_depth guard          # nesting (zp_trail.h): max_depth, the thread's C stack
+    zp_step *steps          # max_depth + 2 entries (zp_trail.h): FIELD's ref the field's name (char *),
+                            # KEY's index the key's offset in buf (-1 while it is read)
     zp_skip_level *skip_levels  # dec_skip's stack, by depth (max_depth + 2)
     const char *root
     char **struct_names     # the schema's structs (named interfaces)
@@ -145,26 +141,30 @@ cdef inline const char *or_text(const char *text, const char *otherwise) noexcep
     return text if text != NULL else otherwise
 
 
-cdef int64_t path_append(char *out, int64_t at, const char *text, int64_t n) noexcept nogil:
-    if n < 0:
-        n = <int64_t>strlen(text)
-    if at + n >= PATH_SIZE - 4:
-        n = PATH_SIZE - 4 - at
-        if n < 0:
-            n = 0
-    memcpy(out + at, text, n)
-    return at + n
-
-
-cdef int64_t path_key(Dec *d, char *out, int64_t at, int64_t key_at) noexcept nogil:
-    """A map key as decode's path shows it (Python's repr, shortened)."""
+cdef int64_t dec_spell(void *owner, const zp_step *step, char *out, int64_t room) noexcept nogil:
+    """A step's field name (its ref) or map key (dec_key_text), for zp_path_write."""
     cdef char tmp[96]
+    cdef const char *text = <const char *>step.ref
+    cdef int64_t n
+    if step.kind == ZP_STEP_KEY:
+        n = dec_key_text(<Dec *>owner, step.index, tmp)
+        text = tmp
+    else:
+        n = <int64_t>strlen(text)
+    if room > 0:
+        memcpy(out, text, n if n < room else room)
+    return n
+
+
+cdef int64_t dec_key_text(Dec *d, int64_t key_at, char *tmp) noexcept nogil:
+    """The map key at key_at as decode's path shows it (Python's repr, shortened) into
+    tmp (96 bytes); returns its length."""
     cdef unsigned char b, c
     cdef int64_t n = 0, i, header = 0, length = 0
     cdef int64_t sv = 0
     cdef uint64_t uv = 0
     if key_at < 0 or key_at >= d.end:
-        return path_append(out, at, "[<key>]", -1)
+        return key_text(tmp, "<key>")
     b = d.buf[key_at]
     if (b & 0xe0) == 0xa0 or 0xd9 <= b <= 0xdb:
         if (b & 0xe0) == 0xa0:
@@ -176,14 +176,13 @@ cdef int64_t path_key(Dec *d, char *out, int64_t at, int64_t key_at) noexcept no
         elif b == 0xdb and key_at + 5 <= d.end:
             length, header = zp_load_u32(d.buf + key_at + 1), 5
         else:
-            return path_append(out, at, "[<key>]", -1)
+            return key_text(tmp, "<key>")
         if key_at + header + length > d.end:
             length = d.end - key_at - header
-        tmp[0] = b"["
-        tmp[1] = b"'"
-        n = 2
+        tmp[0] = b"'"
+        n = 1
         for i in range(length):
-            if n > 57:
+            if n > 56:
                 memcpy(tmp + n, b"...", 3)
                 n += 3
                 break
@@ -197,64 +196,31 @@ cdef int64_t path_key(Dec *d, char *out, int64_t at, int64_t key_at) noexcept no
             else:
                 tmp[n] = c
                 n += 1
-        if n <= 60:
+        if n <= 59:
             tmp[n] = b"'"
             n += 1
-        tmp[n] = b"]"
-        return path_append(out, at, tmp, n + 1)
+        return n
     if b <= 0x7f or b >= 0xe0:
         sv = b if b <= 0x7f else <int8_t>b
-        n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>sv)
-    elif 0xcc <= b <= 0xd3 and key_at + 1 + (1 << ((b - 0xcc) & 3)) <= d.end:
-        if b == 0xcc:
-            uv = d.buf[key_at + 1]
-        elif b == 0xcd:
-            uv = zp_load_u16(d.buf + key_at + 1)
-        elif b == 0xce:
-            uv = zp_load_u32(d.buf + key_at + 1)
-        elif b == 0xcf:
-            uv = zp_load_u64(d.buf + key_at + 1)
+        return snprintf(tmp, 96, "%lld", <long long>sv)
+    if 0xcc <= b <= 0xd3 and key_at + 1 + (1 << ((b - 0xcc) & 3)) <= d.end:
         if b >= 0xd0:
-            if b == 0xd0:
-                sv = <int8_t>d.buf[key_at + 1]
-            elif b == 0xd1:
-                sv = <int16_t>zp_load_u16(d.buf + key_at + 1)
-            elif b == 0xd2:
-                sv = <int32_t>zp_load_u32(d.buf + key_at + 1)
-            else:
-                sv = zp_load_i64(d.buf + key_at + 1)
-            n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>sv)
-        else:
-            n = snprintf(tmp, sizeof(tmp), "[%llu]", <unsigned long long>uv)
-    elif b == 0xc2 or b == 0xc3:
-        return path_append(out, at, "[True]" if b == 0xc3 else "[False]", -1)
-    else:
-        return path_append(out, at, "[<key>]", -1)
-    return path_append(out, at, tmp, n)
+            return snprintf(tmp, 96, "%lld", <long long>zp_load_int_family(b, d.buf + key_at + 1))
+        return snprintf(tmp, 96, "%llu", <unsigned long long>zp_load_uint_family(b, d.buf + key_at + 1))
+    if b == 0xc2 or b == 0xc3:
+        return key_text(tmp, "True" if b == 0xc3 else "False")
+    return key_text(tmp, "<key>")
+
+
+cdef inline int64_t key_text(char *tmp, const char *text) noexcept nogil:
+    cdef int64_t n = <int64_t>strlen(text)
+    memcpy(tmp, text, n)
+    return n
 
 
 cdef void dec_build_path(Dec *d) noexcept nogil:
-    cdef int64_t at = 0, i
-    cdef char tmp[48]
-    cdef int n
-    cdef PathStep *step
-    at = path_append(d.path, at, or_text(d.root, "$"), -1)
-    for i in range(1, d.depth + 1):
-        step = &d.steps[i]
-        if step.kind == P_FIELD:
-            at = path_append(d.path, at, ".", 1)
-            at = path_append(d.path, at, step.name, -1)
-        elif step.kind == P_INDEX:
-            n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>step.index)
-            at = path_append(d.path, at, tmp, n)
-        elif step.kind == P_KEY:
-            at = path_key(d, d.path, at, step.index)
-        elif step.kind == P_ZID:
-            n = snprintf(tmp, sizeof(tmp), ".<zid %lld>", <long long>step.index)
-            at = path_append(d.path, at, tmp, n)
-        else:
-            break
-    d.path[at] = 0
+    """d.path: the field path of the steps (zp_path_write), cut to PATH_SIZE - 4 bytes."""
+    zp_path_write(d.path, PATH_SIZE - 3, d.root, d.steps, d.guard.depth, dec_spell, d)
 
 
 cdef int dec_fail(Dec *d, int64_t at) noexcept nogil:
@@ -296,12 +262,18 @@ cdef int dec_no_memory(Dec *d) noexcept nogil:
 
 
 cdef inline int dec_enter(Dec *d) noexcept nogil:
-    if d.depth + 1 > d.max_depth:
-        snprintf(d.message, MESSAGE_SIZE, "nesting deeper than max_depth=%lld", <long long>d.max_depth)
-        return dec_fail(d, d.pos)
-    d.depth += 1
-    d.steps[d.depth].kind = P_NONE
+    """One level deeper (zp_depth_enter: max_depth, the thread's C stack); -1 failed."""
+    if not zp_depth_enter(&d.guard) and not (zp_depth_wants_room(&d.guard)
+                                             and zp_depth_grown(&d.guard, d.guard.max_depth + 1)):
+        return dec_too_deep(d)
+    d.steps[d.guard.depth].kind = ZP_STEP_NONE
     return 0
+
+
+cdef int dec_too_deep(Dec *d) noexcept nogil:
+    # out of line: dec_enter, called for every container, stays small enough to inline
+    zp_depth_message(d.message, MESSAGE_SIZE, &d.guard)
+    return dec_fail(d, d.pos)
 
 
 # -- skipping -----------------------------------------------------------------------
@@ -312,38 +284,36 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
     strict: map keys str/bin/nil and Go's ext shapes; keys Python can hash; a map
     naming a struct of the schema is read as that struct)."""
     cdef zp_skipper s
-    cdef int64_t start_depth = d.depth, level, index, key_at = -1
+    cdef int64_t start_depth = d.guard.depth, level, index, key_at = -1
     cdef int rc
     # Each level lives at its depth: a struct validated inside (which may skip
     # values in turn) only uses deeper entries.
-    zp_skip_init(&s, d.buf, d.pos, d.end, d.skip_levels + start_depth, d.max_depth + 2 - start_depth,
-                 d.max_depth - start_depth, INT64_MAX)
+    zp_skip_init(&s, d.buf, d.pos, d.end, d.skip_levels + start_depth, d.guard.max_depth + 2 - start_depth,
+                 d.guard.max_depth - start_depth, INT64_MAX)
     if not validate:
         rc = zp_skip(&s)
         d.pos = s.pos
         if rc == ZP_SKIP_DONE:
             return 0
-        for level in range(1, s.level + 1):
-            d.steps[start_depth + level].kind = P_INDEX
-            d.steps[start_depth + level].index = zp_skip_index(&s, level) >> zp_skip_is_map(&s, level)
-        d.depth = start_depth + s.level
+        zp_steps_skipped(d.steps + start_depth, &s)
+        d.guard.depth = start_depth + s.level
         return dec_skip_failed(d, &s, rc)
     while zp_skip_next(&s):
-        d.depth = start_depth + s.level
+        d.guard.depth = start_depth + s.level
         d.pos = s.pos
         index = -1
         if s.level > 0:
             index = zp_skip_index(&s, s.level)
             if zp_skip_is_map(&s, s.level):     # decode's path: [<key>] while a key is read, then [repr(key)]
-                d.steps[d.depth].kind = P_KEY
+                d.steps[d.guard.depth].kind = ZP_STEP_KEY
                 if index & 1:
-                    d.steps[d.depth].index = key_at
+                    d.steps[d.guard.depth].index = key_at
                 else:
-                    d.steps[d.depth].index = -1
+                    d.steps[d.guard.depth].index = -1
                     key_at = d.pos      # keys are scalars: the next value at this level is its value
             else:
-                d.steps[d.depth].kind = P_INDEX
-                d.steps[d.depth].index = index
+                d.steps[d.guard.depth].kind = ZP_STEP_INDEX
+                d.steps[d.guard.depth].index = index
                 index = -1
         if d.pos < d.end:
             rc = dec_check_any(d, d.buf[d.pos], index)
@@ -356,7 +326,7 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
         if rc != ZP_SKIP_DONE:
             d.pos = s.pos
             return dec_skip_failed(d, &s, rc)
-    d.depth = start_depth
+    d.guard.depth = start_depth
     d.pos = s.pos
     return 0
 
@@ -373,7 +343,7 @@ cdef int dec_check_any(Dec *d, unsigned char b, int64_t index) noexcept nogil:
         if d.strict and not zp_any_key_ok(b):
             memset(&h, 0, sizeof(h))
             return dec_refused(d, ZP_ANY_KEY, &h, NULL, NULL)
-        if (b & 0xf0) == 0x90 or b == 0xdc or b == 0xdd or zp_is_map(b):
+        if zp_is_array(b) or zp_is_map(b):
             snprintf(d.message, MESSAGE_SIZE, "map key cannot be a Python dict key: unhashable type: '%s'",
                      "dict" if zp_is_map(b) else "list")
             return dec_fail(d, d.pos)
@@ -405,15 +375,10 @@ cdef int dec_check_any(Dec *d, unsigned char b, int64_t index) noexcept nogil:
 
 
 cdef int dec_skip_failed(Dec *d, zp_skipper *s, int rc) noexcept nogil:
-    """A failed skip's error (d.depth and the steps name where)."""
+    """A failed skip's error (zp_skip_message; d.guard.depth and the steps name where)."""
+    zp_skip_message(d.message, MESSAGE_SIZE, rc, s, d.end, d.guard.max_depth, d.guard.depth)
     if rc == ZP_SKIP_TRUNCATED:
-        return dec_truncated(d, s.at, s.needed)
-    if rc == ZP_SKIP_NEVER_USED:
-        snprintf(d.message, MESSAGE_SIZE, "0xc1 is never used in msgpack")
-    elif rc == ZP_SKIP_TOO_DEEP:
-        snprintf(d.message, MESSAGE_SIZE, "nesting deeper than max_depth=%lld", <long long>d.max_depth)
-    else:                               # the stack is the reader's, for max_depth levels: never grown
-        snprintf(d.message, MESSAGE_SIZE, "internal: skipping failed (%d)", rc)
+        d.truncated = True
     return dec_fail(d, s.at)
 
 
@@ -427,6 +392,14 @@ cdef inline int col_valid(Dec *d, Col *c) noexcept nogil:
     return 0
 
 
+cdef inline int col_row_done(Dec *d, Col *c) noexcept nogil:
+    """Close row c.length: valid (nullable columns only), counted; -1 out of memory."""
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
 cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
     """Append one fixed-width value (c.width bytes) and close the row."""
     if c.width:                         # ([0]byte has nothing to store)
@@ -435,10 +408,7 @@ cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
         memcpy(c.data.ptr + c.data.len, value, c.width)
         c.data.len += c.width
         d.used += c.width
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef inline int col_put8(Dec *d, Col *c, uint64_t value) noexcept nogil:
@@ -481,10 +451,7 @@ cdef inline int col_bytes(Dec *d, Col *c, const unsigned char *p, int64_t n) noe
         d.used += n
     if col_offset(d, c, c.data.len) < 0:
         return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
@@ -739,10 +706,7 @@ cdef int read_ext_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     d.pos += h.header + h.n
     if col_fixed(d, c.children[0], &h.code) < 0 or col_bytes(d, c.children[1], d.buf + d.pos - h.n, h.n) < 0:
         return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int read_number_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
@@ -765,10 +729,7 @@ cdef int read_number_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 return -1
         elif col_put8(d, c.children[k], number.bits) < 0:
             return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int64_t schema_struct_at(Dec *d) noexcept nogil:
@@ -804,7 +765,7 @@ cdef int read_raw_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """The value's own msgpack bytes, checked as decode reads it."""
     cdef int64_t start = d.pos, named
     if c.raw_kind == RAW_IFACE or c.raw_kind == RAW_STRUCT:
-        if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+        if not zp_is_map(b):
             if c.raw_kind == RAW_IFACE:
                 return dec_type_error(d, c.go, b)
             snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.go, zp_lead_name(b))
@@ -826,65 +787,60 @@ cdef int read_raw_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     return col_bytes(d, c, d.buf + start, d.pos - start)
 
 
-cdef int read_list_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    cdef zp_head h
-    cdef int64_t n, i
-    cdef Col *item = c.children[0]
-    cdef int rc = zp_read_array(d.buf + d.pos, d.end - d.pos, &h)
+cdef int64_t dec_count(Dec *d, Col *c, unsigned char b, int rc, const zp_head *h) noexcept nogil:
+    """The count a zp_read.h container reader found at d.pos (status rc, h), the header
+    consumed; -1 failed."""
     if rc == ZP_READ_OTHER:
         return dec_type_error(d, c.go, b)
     if rc != ZP_READ_OK:
-        return dec_refused(d, rc, &h, NULL, NULL)
+        return dec_refused(d, rc, h, NULL, NULL)
     d.pos += h.header
-    n = h.n
+    return h.n
+
+
+cdef int read_list_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    cdef zp_head h
+    cdef int64_t i, n = dec_count(d, c, b, zp_read_array(d.buf + d.pos, d.end - d.pos, &h), &h)
+    cdef Col *item = c.children[0]
+    if n < 0:
+        return -1
     if c.kind == C_FIXED_LIST and n != c.fixed:
         snprintf(d.message, MESSAGE_SIZE, "expected %s (%lld elements), found an array of %lld", c.go,
                  <long long>c.fixed, <long long>n)
         return dec_fail(d, d.pos)
     if dec_enter(d) < 0:
         return -1
-    d.steps[d.depth].kind = P_INDEX
+    d.steps[d.guard.depth].kind = ZP_STEP_INDEX
     for i in range(n):
-        d.steps[d.depth].index = i
+        d.steps[d.guard.depth].index = i
         if read_into(d, item) < 0:
             return -1
-    d.depth -= 1
+    d.guard.depth -= 1
     if c.kind == C_LIST and col_offset(d, c, item.length) < 0:
         return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int read_map_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef zp_head h
-    cdef int64_t n, i
+    cdef int64_t i, n = dec_count(d, c, b, zp_read_map(d.buf + d.pos, d.end - d.pos, &h), &h)
     cdef Col *entries = c.children[0]
-    cdef int rc = zp_read_map(d.buf + d.pos, d.end - d.pos, &h)
-    if rc == ZP_READ_OTHER:
-        return dec_type_error(d, c.go, b)
-    if rc != ZP_READ_OK:
-        return dec_refused(d, rc, &h, NULL, NULL)
-    d.pos += h.header
-    n = h.n
+    if n < 0:
+        return -1
     if dec_enter(d) < 0:
         return -1
-    d.steps[d.depth].kind = P_KEY
+    d.steps[d.guard.depth].kind = ZP_STEP_KEY
     for i in range(n):
-        d.steps[d.depth].index = -1
+        d.steps[d.guard.depth].index = -1
         if d.pos < d.end:
-            d.steps[d.depth].index = d.pos
+            d.steps[d.guard.depth].index = d.pos
         if read_into(d, entries.children[0]) < 0 or read_into(d, entries.children[1]) < 0:
             return -1
-    d.depth -= 1
+    d.guard.depth -= 1
     entries.length += n
     if col_offset(d, c, entries.length) < 0:
         return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int check_name_entry(Dec *d, Col *c) noexcept nogil:
@@ -904,8 +860,8 @@ cdef int check_usable(Dec *d, Col *c, int64_t zid, const unsigned char *tag, int
     for i in range(c.n_unusable):
         if (c.unusable_zids[i] == zid and zid >= 0 and tag == NULL) or (tag != NULL and c.unusable_tag_lens[i]
                 == tag_len and memcmp(c.unusable_tags[i], tag, tag_len) == 0):
-            d.steps[d.depth].kind = P_FIELD
-            d.steps[d.depth].name = c.unusable_names[i]
+            d.steps[d.guard.depth].kind = ZP_STEP_FIELD
+            d.steps[d.guard.depth].ref = c.unusable_names[i]
             snprintf(d.message, MESSAGE_SIZE, "%s", c.unusable_messages[i])
             return dec_fail(d, d.pos)
     return 0
@@ -922,7 +878,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef uint64_t visit
     cdef Col *item
     cdef int rc
-    cdef PathStep *step
+    cdef zp_step *step
     cdef const unsigned char *tag
     # The cursor lives in locals: after every store through a pointer the compiler
     # must reload whatever lives behind d (no strict aliasing), so d.pos is written
@@ -939,7 +895,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     n = h.n
     if dec_enter(d) < 0:
         return -1
-    step = &d.steps[d.depth]
+    step = &d.steps[d.guard.depth]
     c.visit += 1
     visit = c.visit
     pos = d.pos
@@ -989,7 +945,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 d.pos = pos
                 if check_usable(d, c, zid, tag, klen) < 0:
                     return -1
-            step.kind = P_ZID           # (a key cut short after it is named by this one)
+            step.kind = ZP_STEP_ZID           # (a key cut short after it is named by this one)
             step.index = zid
             if pos < end:
                 klen = zp_skip_scalar_size(buf + pos, end - pos)
@@ -1002,8 +958,8 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             pos = d.pos
             continue
         item = c.children[child]
-        step.kind = P_FIELD
-        step.name = item.name
+        step.kind = ZP_STEP_FIELD
+        step.ref = item.name
         if c.seen[child] == visit:      # a field given twice: the last one counts, as in decode
             col_truncate(item, item.length - 1)
         c.seen[child] = visit
@@ -1022,15 +978,12 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     for child in range(c.n_children):
         if c.seen[child] != visit:
             item = c.children[child]
-            step.kind = P_FIELD
-            step.name = item.name
+            step.kind = ZP_STEP_FIELD
+            step.ref = item.name
             if col_fill(d, item, item.nullable, False) < 0:
                 return -1
-    d.depth -= 1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    d.guard.depth -= 1
+    return col_row_done(d, c)
 
 
 cdef inline int read_common(Dec *d, Col *c, unsigned char b) noexcept nogil:
@@ -1064,10 +1017,7 @@ cdef inline int read_common(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 return dec_no_memory(d)
             if b == 0xc3:
                 zp_bit_set(c.data.ptr, c.length)
-            if c.nullable and col_valid(d, c) < 0:
-                return -1
-            c.length += 1
-            return 0
+            return col_row_done(d, c)
         return 1
     if kind == C_TIME:
         if b == 0xc7 and d.end - d.pos >= 15 and d.buf[d.pos + 1] == 12 and d.buf[d.pos + 2] == 5:
@@ -1098,32 +1048,38 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
     rc = read_common(d, c, b)
     if rc <= 0:
         return rc
-    if kind == C_INT or kind == C_UINT:
-        return read_int_into(d, c, b)
-    if kind == C_STRING or kind == C_BINARY or kind == C_FIXED_BINARY:
-        return read_bytes_into(d, c, b)
-    if kind == C_F64 or kind == C_F32:
-        return read_float_into(d, c, b)
-    if kind == C_BOOL:
-        return dec_type_error(d, c.go, b)
-    if kind == C_STRUCT:
-        return read_struct_into(d, c, b)
-    if kind == C_TIME:
-        return read_time_into(d, c, b)
-    if kind == C_LIST or kind == C_FIXED_LIST:
-        return read_list_into(d, c, b)
-    if kind == C_MAP:
-        return read_map_into(d, c, b)
-    if kind == C_RAW:
-        return read_raw_into(d, c, b)
-    if kind == C_COMPLEX:
-        return read_complex_into(d, c, b)
-    if kind == C_EXT:
-        return read_ext_into(d, c, b)
-    if kind == C_NUMBER:
-        return read_number_into(d, c, b)
+    if 0 < kind <= C_NUMBER and COLUMN_READERS[kind] != NULL:
+        return COLUMN_READERS[kind](d, c, b)
     snprintf(d.message, MESSAGE_SIZE, "internal: column kind %d", kind)
     return dec_fail(d, d.pos)
+
+
+cdef int read_not_bool(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """A bool column's value that read_common did not take: no bool."""
+    return dec_type_error(d, c.go, b)
+
+
+ctypedef int (*ColumnReader)(Dec *d, Col *c, unsigned char b) noexcept nogil
+
+# The reader of each column kind (read_into), the value's lead byte b at d.pos; NULL: none.
+cdef ColumnReader COLUMN_READERS[C_NUMBER + 1]
+COLUMN_READERS[C_BOOL] = read_not_bool
+COLUMN_READERS[C_INT] = read_int_into
+COLUMN_READERS[C_UINT] = read_int_into
+COLUMN_READERS[C_F32] = read_float_into
+COLUMN_READERS[C_F64] = read_float_into
+COLUMN_READERS[C_STRING] = read_bytes_into
+COLUMN_READERS[C_BINARY] = read_bytes_into
+COLUMN_READERS[C_FIXED_BINARY] = read_bytes_into
+COLUMN_READERS[C_TIME] = read_time_into
+COLUMN_READERS[C_COMPLEX] = read_complex_into
+COLUMN_READERS[C_EXT] = read_ext_into
+COLUMN_READERS[C_RAW] = read_raw_into
+COLUMN_READERS[C_STRUCT] = read_struct_into
+COLUMN_READERS[C_LIST] = read_list_into
+COLUMN_READERS[C_FIXED_LIST] = read_list_into
+COLUMN_READERS[C_MAP] = read_map_into
+COLUMN_READERS[C_NUMBER] = read_number_into
 
 
 cdef int read_record(Dec *d, Col *root) noexcept nogil:
@@ -1131,12 +1087,12 @@ cdef int read_record(Dec *d, Col *root) noexcept nogil:
     cdef unsigned char b
     d.failed = False
     d.truncated = False
-    d.depth = 0
-    d.steps[0].kind = P_NONE
+    zp_depth_init(&d.guard, d.guard.max_depth, DEC_SHALLOW)
+    d.steps[0].kind = ZP_STEP_NONE
     if d.pos >= d.end:
         return dec_truncated(d, d.pos, 1)
     b = d.buf[d.pos]
-    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+    if not zp_is_map(b):
         snprintf(d.message, MESSAGE_SIZE, "a record is a struct map; expected %s, found %s", root.struct_name,
                  zp_lead_name(b))
         return dec_fail(d, d.pos)

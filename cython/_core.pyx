@@ -1,31 +1,39 @@
 # cython: language_level=3
 """zebrapack's compiled core.
 
-One extension built from these parts (msgpack-python's layout):
+One extension built from these parts (msgpack-python's layout), included in this order:
 
 - ``zp_wire.h``, ``zp_civil.h``, ``zp_object.h``, ``zp_stack.h``: C
   primitives (big-endian loads and stores, float bits, civil dates,
   member-slot access, the thread's stack bounds); no Python objects are built
   there. ``zp_freelist.h``: the memory of dropped records, kept for the next.
-- ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
-  fields by zid, kinds, nested plans, slot offsets).
-- ``_trail.pxi``: where the codec is in the value tree, for error paths and the
-  depth limit.
+  ``zp_path.h``: file names as the OS takes them (the columnar reader's sources).
 - ``zp_skip.h``, ``_skip.pxi``: stepping over a value (unknown fields), for the
   decoder and the columnar reader alike.
 - ``zp_read.h``, ``_read.pxi``: reading a value's wire form (headers, integers,
-  numbers, times, complex numbers, struct names and keys, lead-byte names), the
-  rules of the decoder and the columnar reader alike.
+  floats, times, complex numbers, struct names and keys, interface{} checks,
+  lead-byte names) and the messages of its refusals, the rules of the decoder and
+  the columnar reader alike.
+- ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
+  fields by zid, kinds, nested plans, slot offsets).
+- ``_record.pxi``: the C bases of the record classes (allocation, the freelist,
+  the collector's tracking).
+- ``zp_trail.h``, ``_trail.pxi``: where a reader or writer is in the value tree:
+  the steps, the one path builder of every error's field path, and the one nesting
+  guard (max_depth, the thread's C stack); ``Trail``, the decoder's and encoder's.
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
 - ``_stream.pxi``: ``StreamDecoder``, the push decoder of records that arrive in
   pieces (``Schema.stream_decoder``), finding their ends with the resumable skipper.
+- ``_scan.pxi``: ``skip_records``, record boundaries without a schema (the index).
 - ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
   (a stable ABI), for the columnar reader and writer; ``_arrow_schema.pxi``
   exports zebrapack.arrow's type mapping as an ``ArrowSchema``;
-  ``zp_arrow_read.h``, ``_arrow_read.pxi``, ``_arrow_stream.pxi``: the columnar
-  reader (records straight into Arrow buffers, without the GIL) and its C stream.
+  ``zp_columnar.h``: growable column buffers, bitmaps, UTF-8 and CRC checks;
+  ``_arrow_read.pxi``, ``_arrow_stream.pxi``: the columnar reader (records
+  straight into Arrow buffers, without the GIL) and its sources and C stream;
+  ``_arrow_write.pxi``: the columnar writer (Arrow buffers to records).
 """
 
 cimport cython
@@ -198,11 +206,11 @@ cdef object _DecodeError = DecodeError
 cdef object _TornTailError = TornTailError
 cdef object _EncodeError = EncodeError
 
+include "_skip.pxi"
 include "_read.pxi"
 include "_plan.pxi"
 include "_record.pxi"
 include "_trail.pxi"
-include "_skip.pxi"
 include "_unpacker.pxi"
 include "_packer.pxi"
 include "_codec.pxi"

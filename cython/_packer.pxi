@@ -464,7 +464,7 @@ cdef int write_raw(Writer *w, TypePlan t, object value) except -1:
     try:
         if view.len == 0:
             return put_byte(w, 0xc0) + 1
-        problem = raw_problem(<const unsigned char *>view.buf, view.len, w.trail.max_depth - w.trail.depth)
+        problem = raw_problem(<const unsigned char *>view.buf, view.len, trail_levels_left(&w.trail))
         if problem is not None:
             return writer_fail(w, f"{t.go} must hold exactly one msgpack value: {problem}")
         put_raw(w, view.buf, view.len)
@@ -1107,7 +1107,7 @@ cdef list unknown_entries(Writer *w, StructPlan sp, object obj):
 
 cdef bint _is_field_key(StructPlan sp, object key):
     if isinstance(key, int):
-        return 0 <= key <= INT64_MAX and field_by_zid(sp, key) is not None
+        return 0 <= key <= INT64_MAX and field_c_by_zid(sp, key) != NULL
     encoded = (<str>key).encode("utf-8", "surrogatepass")
     for item in sp.msgp_fields:
         if (<FieldPlan>item).tag == encoded:
@@ -1150,7 +1150,7 @@ cdef int check_raw_value(Writer *w, object key, bytes raw) except -1:
     """A preserved value must be one msgpack value that decoding reads back (nested
     no deeper than the codec allows from here), or the record written is unreadable."""
     problem = raw_problem(<const unsigned char *>PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw),
-                          w.trail.max_depth - w.trail.depth)
+                          trail_levels_left(&w.trail))
     if problem is not None:
         writer_fail(w, f"{UNKNOWN_ATTR}[{key!r}] is not one msgpack value: {problem}")
     return 0

@@ -140,10 +140,8 @@ cdef class StructPlan:
     cdef bint prologue              # write_struct starts with struct_prologue: preserve, or without_zid
     cdef tuple fields               # FieldPlan in zid order
     cdef tuple msgp_fields          # FieldPlan in declaration order
-    cdef PyObject **by_zid          # borrowed FieldPlan per zid below zid_limit; NULL for unknown and Skip
-    cdef Py_ssize_t zid_limit       # the dense table's size: proportional to the field count
-    cdef tuple sparse_fields        # FieldPlan with zids from zid_limit on, in zid order
-    cdef Py_ssize_t *sparse_zids    # their zids, for a binary search
+    cdef Py_ssize_t zid_limit       # zid_index's size: proportional to the field count
+    cdef Py_ssize_t *sparse_zids    # the zids from zid_limit on, in zid order, for a binary search
     cdef Py_ssize_t sparse_count
     cdef Py_ssize_t zero_cost       # values its zero holds besides itself, or -1 until computed
     cdef Py_ssize_t size_hint       # the last record's size, with a margin: the next buffer's capacity
@@ -159,7 +157,6 @@ cdef class StructPlan:
     cdef Py_ssize_t name_entry_len
 
     def __dealloc__(self):
-        PyMem_Free(self.by_zid)
         PyMem_Free(self.sparse_zids)
         PyMem_Free(self.cfields)
         PyMem_Free(self.cmsgp_fields)
@@ -335,7 +332,8 @@ cdef Py_ssize_t DENSE_ZIDS_PER_FIELD = 4
 
 
 cdef inline FieldC *field_c_by_zid(StructPlan sp, int64_t zid) noexcept:
-    """The flattened field of zid, or NULL (unknown, Skip)."""
+    """The field of zid, or NULL (unknown, Skip): the one zid lookup, of the decoder and
+    of the encoder's check of preserved entries."""
     cdef Py_ssize_t low, high, middle
     cdef int32_t index
     if 0 <= zid < sp.zid_limit:
@@ -354,25 +352,6 @@ cdef inline FieldC *field_c_by_zid(StructPlan sp, int64_t zid) noexcept:
         # the sparse fields are the last ones in zid order
         return &sp.cfields[sp.field_count - sp.sparse_count + low]
     return NULL
-
-
-cdef inline FieldPlan field_by_zid(StructPlan sp, int64_t zid):
-    """The field of zid, or None (unknown, Skip)."""
-    cdef Py_ssize_t low, high, middle
-    if 0 <= zid < sp.zid_limit:
-        return <FieldPlan>sp.by_zid[zid] if sp.by_zid[zid] != NULL else None
-    if sp.sparse_count == 0 or zid < 0:
-        return None
-    low, high = 0, sp.sparse_count
-    while low < high:
-        middle = (low + high) >> 1
-        if sp.sparse_zids[middle] < zid:
-            low = middle + 1
-        else:
-            high = middle
-    if low < sp.sparse_count and sp.sparse_zids[low] == zid:
-        return <FieldPlan>PyTuple_GET_ITEM(sp.sparse_fields, low)
-    return None
 
 
 cdef TypePlan unusable_type(object f):
@@ -412,22 +391,14 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     # Zids below the limit index a table (the common, dense case); a schema's few
     # large zids are searched, so that memory follows the field count, not the zids.
     limit = min(max([fp.zid for fp in plan.fields] + [-1]) + 1, DENSE_ZIDS_PER_FIELD * len(plan.fields) + 16)
-    plan.by_zid = <PyObject **>PyMem_Malloc(max(limit, 1) * sizeof(PyObject *))
-    if plan.by_zid == NULL:
-        raise MemoryError()
     plan.zid_limit = limit
-    for zid in range(limit):
-        plan.by_zid[zid] = NULL
-    plan.sparse_fields = tuple(fp for fp in plan.fields if fp.zid >= limit)
-    plan.sparse_count = len(plan.sparse_fields)
+    sparse = [fp.zid for fp in plan.fields if fp.zid >= limit]
+    plan.sparse_count = len(sparse)
     plan.sparse_zids = <Py_ssize_t *>PyMem_Malloc(max(plan.sparse_count, 1) * sizeof(Py_ssize_t))
     if plan.sparse_zids == NULL:
         raise MemoryError()
-    for i, fp in enumerate(plan.sparse_fields):
-        plan.sparse_zids[i] = fp.zid
-    for fp in plan.fields:
-        if 0 <= fp.zid < limit:             # a field without a zid has none to look up
-            plan.by_zid[fp.zid] = <PyObject *>fp
+    for i, zid in enumerate(sparse):
+        plan.sparse_zids[i] = zid
     flatten_fields(plan)
     plan.slots_readable = True
     for fp in plan.fields:
@@ -550,7 +521,7 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
 
 
 cdef flatten_fields(StructPlan plan):
-    """The C arrays beside `fields` / `msgp_fields` / `by_zid` (FieldC)."""
+    """The C arrays beside `fields` / `msgp_fields` (FieldC), and zid_index."""
     cdef Py_ssize_t i, count = len(plan.fields)
     plan.field_count = count
     plan.cfields = <FieldC *>PyMem_Malloc(max(count, 1) * sizeof(FieldC))
@@ -568,7 +539,7 @@ cdef flatten_fields(StructPlan plan):
         plan.cmsgp_fields[i].wkey_len = plan.cmsgp_fields[i].tag_key_len
         plan.cmsgp_every[i] = plan.cmsgp_fields[i]
         plan.cmsgp_every[i].omitempty = False
-        if 0 <= plan.cfields[i].zid < plan.zid_limit:
+        if 0 <= plan.cfields[i].zid < plan.zid_limit:     # a field without a zid has none to look up
             plan.zid_index[plan.cfields[i].zid] = <int32_t>i
 
 

@@ -44,6 +44,7 @@ cdef extern from "zp_read.h":
     int zp_read_array(const unsigned char *p, int64_t left, zp_head *h) noexcept nogil
     int zp_read_map(const unsigned char *p, int64_t left, zp_head *h) noexcept nogil
     bint zp_is_map(unsigned char b) noexcept nogil
+    bint zp_is_array(unsigned char b) noexcept nogil
     int64_t zp_load_integer(const unsigned char *p, int64_t left, zp_number *out) noexcept nogil
     int64_t zp_load_number(const unsigned char *p, int64_t left, zp_number *out) noexcept nogil
     int zp_check_integer(const unsigned char *p, const zp_number *num, int is_signed, int64_t imin, int64_t imax,
@@ -62,6 +63,8 @@ cdef extern from "zp_read.h":
     int zp_read_struct_key(const unsigned char *p, int64_t left, zp_head *h, uint64_t *wide) noexcept nogil
     int64_t zp_find_name(const zp_name *names, size_t stride, int64_t count, const unsigned char *text, int64_t n,
                          int64_t hint) noexcept nogil
+    void zp_skip_message(char *out, size_t size, int rc, const zp_skipper *s, int64_t end, int64_t max_depth,
+                         int64_t depth) noexcept nogil
     void zp_short_message(char *out, size_t size, int64_t needed, int64_t left) noexcept nogil
     void zp_read_message(char *out, size_t size, int status, const unsigned char *p, int64_t left,
                          const zp_head *h, const char *go, const char *name) noexcept nogil

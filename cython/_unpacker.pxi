@@ -74,29 +74,25 @@ cdef int reader_too_deep(Reader *r) except -1:
 cdef inline Py_ssize_t str_length(Reader *r, Py_ssize_t *header) except -2:
     """Byte length of the str at r.pos; its header's size in header[0]."""
     cdef zp_head h
-    cdef int rc = zp_read_str(r.buf + r.pos, r.end - r.pos, &h)
-    if rc != ZP_READ_OK:
-        return -1 if rc == ZP_READ_OTHER else reader_refused(r, rc, &h)
-    header[0] = h.header
-    return h.n
+    return head_length(r, zp_read_str(r.buf + r.pos, r.end - r.pos, &h), &h, header)
 
 
 cdef inline Py_ssize_t bin_length(Reader *r, Py_ssize_t *header) except -2:
     """Byte length of the bin at r.pos; its header's size in header[0]."""
     cdef zp_head h
-    cdef int rc = zp_read_bin(r.buf + r.pos, r.end - r.pos, &h)
-    if rc != ZP_READ_OK:
-        return -1 if rc == ZP_READ_OTHER else reader_refused(r, rc, &h)
-    header[0] = h.header
-    return h.n
+    return head_length(r, zp_read_bin(r.buf + r.pos, r.end - r.pos, &h), &h, header)
 
 
 cdef inline Py_ssize_t ext_length(Reader *r, Py_ssize_t *header) except -2:
     """Data length of the ext at r.pos (its type byte is at r.pos + header - 1)."""
     cdef zp_head h
-    cdef int rc = zp_read_ext(r.buf + r.pos, r.end - r.pos, &h)
+    return head_length(r, zp_read_ext(r.buf + r.pos, r.end - r.pos, &h), &h, header)
+
+
+cdef inline Py_ssize_t head_length(Reader *r, int rc, const zp_head *h, Py_ssize_t *header) except -2:
+    """The length a zp_read.h reader found at r.pos (status rc, h), its header's size in header[0]."""
     if rc != ZP_READ_OK:
-        return -1 if rc == ZP_READ_OTHER else reader_refused(r, rc, &h)
+        return -1 if rc == ZP_READ_OTHER else reader_refused(r, rc, h)
     header[0] = h.header
     return h.n
 
@@ -691,7 +687,7 @@ cdef int peek_struct_plan(Reader *r, PyObject **found) except -1:
 cdef object read_iface(Reader *r, TypePlan t, unsigned char b):
     """An interface-typed field: the concrete struct is named by the -1 entry."""
     cdef PyObject *sp
-    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+    if not zp_is_map(b):
         reader_type_error(r, t.go, b)
     peek_struct_plan(r, &sp)
     if sp == NULL:
@@ -752,7 +748,7 @@ cdef object read_any(Reader *r):
         value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
         r.pos += header + n
         return value
-    if (b & 0xf0) == 0x90 or b == 0xdc or b == 0xdd:
+    if zp_is_array(b):
         n = array_count(r)
         result = PyList_New(n)
         reader_enter(r)
@@ -763,7 +759,7 @@ cdef object read_any(Reader *r):
             PyList_SET_ITEM(result, i, item)
         trail_leave(&r.trail)
         return result
-    if (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
+    if zp_is_map(b):
         # a struct of the schema, named on the wire (not when the first key is a str)
         if not ((b & 0xf0) == 0x80 and (b == 0x80 or r.pos + 1 < r.end and (r.buf[r.pos + 1] & 0xe0) == 0xa0)):
             peek_struct_plan(r, &sp)
@@ -924,7 +920,7 @@ cdef int skip_nested(Reader *r) except -1:
     cdef zp_skipper s
     cdef zp_skip_level levels[ZP_SKIP_INLINE]
     cdef int rc
-    zp_skip_init(&s, r.buf, r.pos, r.end, levels, ZP_SKIP_INLINE, r.trail.max_depth - r.trail.depth, r.values_left)
+    zp_skip_init(&s, r.buf, r.pos, r.end, levels, ZP_SKIP_INLINE, trail_levels_left(&r.trail), r.values_left)
     rc = zp_skip(&s)
     r.pos = s.pos
     r.values_left = s.values_left
@@ -940,26 +936,16 @@ _skip_nested = skip_nested
 
 cdef int skip_failed(Reader *r, zp_skipper *s, int rc) except -1:
     """Raise the DecodeError of a failed skip, its path going through the skipped levels."""
-    cdef Py_ssize_t depth = r.trail.depth + s.level, level
-    cdef char text[READ_MESSAGE_SIZE]
-    path = [trail_path(&r.trail)]
-    for level in range(1, s.level + 1):
-        path.append(f"[{zp_skip_index(s, level) >> zp_skip_is_map(s, level)}]")
+    cdef char message[READ_MESSAGE_SIZE]
+    cdef Py_ssize_t depth = r.trail.guard.depth
+    zp_skip_message(message, sizeof(message), rc, s, r.end, r.trail.guard.max_depth, depth + s.level)
+    if rc == ZP_SKIP_TRUNCATED or rc == ZP_SKIP_TOO_MANY:
+        r.truncated = True
+    if trail_reserve(&r.trail, depth + s.level):
+        zp_steps_skipped(r.trail.entries + depth, s)
+        r.trail.guard.depth += s.level
     zp_skip_release(s)
-    if rc == ZP_SKIP_TRUNCATED:
-        r.truncated = True
-        zp_short_message(text, sizeof(text), s.needed, r.end - s.at)
-        message = text.decode("utf-8")
-    elif rc == ZP_SKIP_NEVER_USED:
-        message = "0xc1 is never used in msgpack"
-    elif rc == ZP_SKIP_TOO_MANY:
-        r.truncated = True
-        message = "the headers claim more values than the input has bytes"
-    elif rc == ZP_SKIP_TOO_DEEP:
-        message = f"nesting deeper than max_depth={r.trail.max_depth}"
-    else:
-        message = f"out of memory for the field path at {depth} levels"
-    raise _DecodeError(message, "".join(path), r.base + s.at)
+    raise _DecodeError(message.decode("utf-8"), trail_path(&r.trail), r.base + s.at)
 
 
 # -- values -----------------------------------------------------------------------

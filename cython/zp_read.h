@@ -19,6 +19,7 @@
 #include <string.h>
 #include "zp_wire.h"
 #include "zp_civil.h"
+#include "zp_skip.h"
 
 enum {
     ZP_READ_OK = 0,
@@ -151,43 +152,42 @@ static inline int zp_read_count(const unsigned char *p, int64_t left, int wide, 
     return ZP_READ_OK;
 }
 
-/* An array: fixarray, array16, array32. Every element takes a byte at least, so a
- * count above the bytes after the header is a value cut short. */
-static inline int zp_read_array(const unsigned char *p, int64_t left, zp_head *h) {
+/* An array (fixarray, array16, array32: fix 0x90, wide 0xdc) or a map (fixmap, map16,
+ * map32: fix 0x80, wide 0xde), `per` values an element: every value takes a byte at
+ * least, so a count above the bytes after the header is a value cut short. Always in
+ * line: with fix, wide and per constant it is as small as a reader of its own (the
+ * decoder's list loop stays fast). */
+ZP_ALWAYS_INLINE int zp_read_container(const unsigned char *p, int64_t left, unsigned char fix, unsigned char wide,
+                                    int per, zp_head *h) {
     unsigned char b = p[0];
-    if ((b & 0xf0) == 0x90) {
+    if ((b & 0xf0) == fix) {
         h->header = 1;
         h->n = b & 0x0f;
-    } else if (b == 0xdc || b == 0xdd) {
-        if (zp_read_count(p, left, b == 0xdd, h) != ZP_READ_OK)
+    } else if (b == wide || b == wide + 1) {
+        if (zp_read_count(p, left, b != wide, h) != ZP_READ_OK)
             return ZP_READ_SHORT;
     } else {
         return ZP_READ_OTHER;
     }
-    if (h->n > left - h->header)
-        return zp_read_short(h, h->header, h->n);
+    if (h->n > (left - h->header) / per)
+        return zp_read_short(h, h->header, per * h->n);
     return ZP_READ_OK;
 }
 
-/* A map: fixmap, map16, map32; every entry takes two bytes at least. */
+static inline int zp_read_array(const unsigned char *p, int64_t left, zp_head *h) {
+    return zp_read_container(p, left, 0x90, 0xdc, 1, h);
+}
+
 static inline int zp_read_map(const unsigned char *p, int64_t left, zp_head *h) {
-    unsigned char b = p[0];
-    if ((b & 0xf0) == 0x80) {
-        h->header = 1;
-        h->n = b & 0x0f;
-    } else if (b == 0xde || b == 0xdf) {
-        if (zp_read_count(p, left, b == 0xdf, h) != ZP_READ_OK)
-            return ZP_READ_SHORT;
-    } else {
-        return ZP_READ_OTHER;
-    }
-    if (h->n > (left - h->header) >> 1)
-        return zp_read_short(h, h->header, 2 * h->n);
-    return ZP_READ_OK;
+    return zp_read_container(p, left, 0x80, 0xde, 2, h);
 }
 
 static inline int zp_is_map(unsigned char b) {
     return (b & 0xf0) == 0x80 || b == 0xde || b == 0xdf;
+}
+
+static inline int zp_is_array(unsigned char b) {
+    return (b & 0xf0) == 0x90 || b == 0xdc || b == 0xdd;
 }
 
 /* -- numbers ---------------------------------------------------------------------- */
@@ -531,6 +531,28 @@ static inline int64_t zp_find_name(const zp_name *names, size_t stride, int64_t 
 static inline void zp_short_message(char *out, size_t size, int64_t needed, int64_t left) {
     snprintf(out, size, "input ends inside a value: %lld bytes needed, %lld left", (long long)needed,
              (long long)left);
+}
+
+/* Why a skip failed (zp_skip.h: rc, the skipper s), in a reader of max_depth levels whose
+ * input ends at end; depth: the levels of the path, the skipper's included. */
+static void zp_skip_message(char *out, size_t size, int rc, const zp_skipper *s, int64_t end, int64_t max_depth,
+                            int64_t depth) {
+    switch (rc) {
+    case ZP_SKIP_TRUNCATED:
+        zp_short_message(out, size, s->needed, end - s->at);
+        break;
+    case ZP_SKIP_NEVER_USED:
+        snprintf(out, size, "0xc1 is never used in msgpack");
+        break;
+    case ZP_SKIP_TOO_MANY:
+        snprintf(out, size, "the headers claim more values than the input has bytes");
+        break;
+    case ZP_SKIP_TOO_DEEP:
+        snprintf(out, size, "nesting deeper than max_depth=%lld", (long long)max_depth);
+        break;
+    default:
+        snprintf(out, size, "out of memory for the field path at %lld levels", (long long)depth);
+    }
 }
 
 /* Why a reader refused the value at p (`left` bytes readable there): the message of

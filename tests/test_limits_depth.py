@@ -6,19 +6,18 @@ thread with a small stack, whatever max_depth a caller sets."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from conftest import VECTORS, vector_schema
+from thread_support import SMALL_STACK, in_thread
 
 import zebrapack
 from zebrapack import DecodeError, EncodeError
 from zebrapack._core import OPTIMIZED_BUILD
 
 MILLION = 1_000_000
-SMALL_STACK = 256 * 1024
 ZP_PATH = VECTORS / "schemas" / "zp.z"
 #: Debug and sanitizer builds have C frames several times bigger: the stack guard then
 #: stops nesting earlier, by design.
@@ -49,28 +48,6 @@ NODE_SCHEMA = {"Structs": {"Node": {"StructName": "Node", "Fields": [{
 def node_input(depth: int) -> bytes:
     return (b"\x82" + name_entry("Node") + b"\x00\x81\xa1k") * (depth // 2) + b"\x80"
 
-
-def in_thread(action: Callable[[], Any], stack_size: int = SMALL_STACK) -> Any:
-    """action() run in a new thread with the given stack; its result, or its exception raised here."""
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            outcome.append((True, action()))
-        except BaseException as exc:  # noqa: BLE001 - carried to the calling thread
-            outcome.append((False, exc))
-
-    previous = threading.stack_size(stack_size)
-    try:
-        thread = threading.Thread(target=run)
-        thread.start()
-    finally:
-        threading.stack_size(previous)
-    thread.join()
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value
 
 
 def test_default_max_depth_is_high_enough_for_the_vectors() -> None:
