@@ -40,7 +40,7 @@ from typing import Any
 
 import zebrapack
 
-from zebrapack.streams.index_format import DEFAULT_EVERY
+from zebrapack.recordio.index_format import DEFAULT_EVERY
 
 from ._harness import markdown_table
 from ._shapes import SEED, A, a_values, shapes_schema
@@ -161,8 +161,10 @@ def _dask(schema: zebrapack.Schema, paths: list[Path], warm_up: Path,
 
     import zebrapack.dask as zpd
 
-    with distributed.LocalCluster(n_workers=WORKERS, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  scheduler_port=0, silence_logs=40) as cluster, distributed.Client(cluster) as client:
+    with distributed.LocalCluster(n_workers=WORKERS, processes=True, threads_per_worker=1, scheduler_port=0,
+                                  # no dashboard, and its HTTP server on a free port, not 8787
+                                  dashboard_address=":0", scheduler_kwargs={"dashboard": False},
+                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
         # Every worker imports zebrapack and pyarrow and loads the schema before the clock starts.
         zpd.read_records([str(warm_up)] * WORKERS, schema, "A").map_partitions(len).compute()
         client.run(lambda: None)

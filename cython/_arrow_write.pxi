@@ -777,6 +777,7 @@ cdef int check_raw_bytes(WriteCtx *ctx, WCol *c, const unsigned char *p, Py_ssiz
         if r.pos != r.end:
             reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
     except _DecodeError as exc:
+        zp_traceback_shorten(exc.__traceback__)
         ctx_fail(ctx, f"the {_go(c)} column's msgpack bytes do not read back: {exc}")
     finally:
         trail_release(&r.trail)

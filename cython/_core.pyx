@@ -21,6 +21,8 @@ One extension built from these parts (msgpack-python's layout), included in this
 - ``zp_trail.h``, ``_trail.pxi``: where a reader or writer is in the value tree:
   the steps, the one path builder of every error's field path, and the one nesting
   guard (max_depth, the thread's C stack); ``Trail``, the decoder's and encoder's.
+  ``zp_traceback.h``: the traceback of an error raised deep in a value, cut short
+  (CPython frees a traceback by recursion).
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.

@@ -1077,7 +1077,9 @@ cdef unchecked_struct_writer _write_struct_unchecked = <unchecked_struct_writer>
 
 
 cdef int _raise_pending() except -1:
-    """Hands the exception already set (by a call made unchecked) to Cython's handling."""
+    """Hands the exception already set (by a call made unchecked) to Cython's handling,
+    its traceback cut to the ends when the error left a deep value (zp_traceback.h)."""
+    zp_traceback_shorten_pending()
     return -1
 
 

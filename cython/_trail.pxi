@@ -5,6 +5,10 @@
 # the thread's C stack (zp_stack.h), whichever comes first. The steps, the path
 # builder and the guard are zp_trail.h's, which the columnar reader uses too.
 
+cdef extern from "zp_traceback.h":
+    void zp_traceback_shorten(object tb) noexcept
+    void zp_traceback_shorten_pending() noexcept
+
 cdef extern from "zp_trail.h":
     enum:
         ZP_STEP_NONE

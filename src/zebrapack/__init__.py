@@ -9,34 +9,40 @@ This package reads and writes it byte for byte as the Go reference does::
     data = schema.encode(obj)           # strict: by the declared types
 """
 
+from . import gotypes
 from ._core import DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_SIZE, DEFAULT_ZERO_ALLOWANCE, StreamDecoder
 from ._errors import DecodeError, EncodeError, SchemaError, TornTailError
+from ._version import __version__ as __version__
 from .evolution.compat import CompatibilityReport, Finding, check_compatible
-from .evolution.from_dataclasses import (
-                                         GoKind,
-                                         Retired,
-                                         Zid,
-                                         byte,
-                                         complex64,
-                                         complex128,
-                                         float32,
-                                         float64,
-                                         int8,
-                                         int16,
-                                         int32,
-                                         int64,
-                                         schema_from_dataclasses,
-                                         uint,
-                                         uint8,
-                                         uint16,
-                                         uint32,
-                                         uint64,
-)
-from .golang.compiler import GoSourceError, schema_from_go
 from .golang.emitter import go_source
+
+# The Go width aliases live in zebrapack.gotypes and stay importable from here, as
+# before that module (explicit re-exports, out of __all__).
+from .gotypes import (
+    GoKind as GoKind,
+    byte as byte,
+    complex64 as complex64,
+    complex128 as complex128,
+    float32 as float32,
+    float64 as float64,
+    int8 as int8,
+    int16 as int16,
+    int32 as int32,
+    int64 as int64,
+    uint as uint,
+    uint8 as uint8,
+    uint16 as uint16,
+    uint32 as uint32,
+    uint64 as uint64,
+)
+from .recordio.async_records import AsyncRecordWriter
+from .recordio.index_format import RecordIndex, Split
+from .recordio.records import RecordWriter
 from .schema.loader import Schema, Types, load
 from .schema.model import FieldDef, Kind, SchemaDef, StructDef, TypeRef
 from .schema.record_bases import FrozenRecord, Record
+from .sources.from_dataclasses import Retired, Zid, schema_from_dataclasses
+from .sources.from_go import GoSourceError, schema_from_go
 from .streams.index import (
                             IndexWarning,
                             build_index,
@@ -46,9 +52,6 @@ from .streams.index import (
                             load_index,
                             read_index,
 )
-from .streams.index_format import RecordIndex, Split
-from .streams.async_records import AsyncRecordWriter
-from .streams.records import RecordWriter
 from .streams.recovery import Recovery, recover
 from .streams.self_describing import SchemaStream, SchemaStreamDecoder, open_stream, schema_stream_decoder
 from .values.ext import Ext
@@ -56,7 +59,6 @@ from .values.gonumbers import GoComplex64, GoFloat32, GoUint64
 from .values.gotime import GoTime
 from .values.timestamp import Timestamp
 
-__version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -72,7 +74,6 @@ __all__ = [
     "FrozenRecord",
     "GoComplex64",
     "GoFloat32",
-    "GoKind",
     "GoSourceError",
     "GoTime",
     "GoUint64",
@@ -97,18 +98,10 @@ __all__ = [
     "Types",
     "Zid",
     "build_index",
-    "byte",
     "check_compatible",
-    "complex64",
-    "complex128",
-    "float32",
     "file_splits",
-    "float64",
     "go_source",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
+    "gotypes",
     "iter_split",
     "iter_split_batches",
     "load",
@@ -119,9 +112,4 @@ __all__ = [
     "schema_from_dataclasses",
     "schema_from_go",
     "schema_stream_decoder",
-    "uint",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
 ]

@@ -23,9 +23,9 @@ import pandas as pd
 import pyarrow as pa
 
 from . import arrow as zpa
-from .arrow._jobs import FolderJob
+from .arrow.jobs import FolderJob
+from .recordio.index_format import Split
 from .schema.loader import Schema
-from .streams.index_format import Split
 from .streams.planning import PathArg, plan_splits
 
 __all__ = ["read_records", "write_records"]

@@ -49,10 +49,10 @@ from pyspark.sql import types as st
 from pyspark.sql.pandas.types import to_arrow_schema
 
 from . import arrow as zpa
-from .arrow._jobs import FolderJob
-from .arrow._mapping import EXTENSION_METADATA, EXTENSION_NAME
+from .arrow.jobs import FolderJob
+from .arrow.metadata_keys import EXTENSION_METADATA, EXTENSION_NAME
+from .recordio.index_format import Split
 from .schema.loader import Schema, load
-from .streams.index_format import Split
 from .streams.planning import plan_splits
 
 __all__ = ["DataSource", "spark_schema"]

@@ -11,7 +11,7 @@ import pytest
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError, TornTailError
 
-from .engines import engine
+from support.engines import engine
 from .oracle import Expected, assert_same_table, expected_read, validate_full, walk
 from .sources import Source
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MANIFEST, vector_bytes, vector_schema
+from support.vectors import MANIFEST, vector_bytes, vector_schema
 
 import zebrapack
 import zebrapack.examples

@@ -43,7 +43,7 @@ import zebrapack
 from zebrapack import Kind, TypeRef
 from zebrapack.schema.model import StructDef
 
-from .engines import engine
+from support.engines import engine
 
 pa = engine("pyarrow")
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conftest import MANIFEST, case_id, vector_bytes, vector_schema
-from golden_support import GOLDEN_RECORDS, golden_bytes, golden_schema
+from support.vectors import MANIFEST, case_id, vector_bytes, vector_schema
+from support.golden import GOLDEN_RECORDS, golden_bytes, golden_schema
 
 import zebrapack
 

@@ -10,9 +10,10 @@ import pytest
 
 import zebrapack.arrow as zpa
 
+from support.engines import engine
+
 from .checks import check_read, read_table
 from .conftest import RecordFile
-from .engines import engine
 from .oracle import assert_same_table, expected_read, split_records
 from .sources import COLUMN_CHOICES, SOURCES, Source
 

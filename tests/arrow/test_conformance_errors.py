@@ -14,8 +14,9 @@ import pytest
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
+from support.engines import engine
+
 from .checks import check_read
-from .engines import engine
 from .sources import SCHEMAS, SOURCES, Source
 
 pa = engine("pyarrow")

@@ -9,8 +9,9 @@ import re
 
 import pytest
 
+from support.engines import engine
+
 from .checks import check_read, read_through_c_stream
-from .engines import engine
 from .oracle import assert_same_table, expected_read
 from .sources import SOURCES, Source
 

@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from strategies import structs
-from typed_json import same
+from support.strategies import structs
+from support.expected_values import same
 
 import zebrapack.arrow as zpa
 
+from support.engines import engine
+
 from .checks import check_read, read_table
-from .engines import engine
 from .oracle import assert_same_table, expected_read
 from .sources import SCHEMAS, Source
 

@@ -10,7 +10,7 @@ import pytest
 import zebrapack
 import zebrapack.arrow as zpa
 
-from .engines import engine
+from support.engines import engine
 from .oracle import EXTENSION_METADATA, EXTENSION_NAME, expected_schema
 from .sources import COLUMN_CHOICES, SCHEMA_STRUCTS, SCHEMAS
 

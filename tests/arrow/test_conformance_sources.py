@@ -14,8 +14,9 @@ import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
+from support.engines import engine
+
 from .conftest import RecordFile
-from .engines import engine
 from .oracle import assert_same_table, expected_read, split_records, validate_full
 
 pa = engine("pyarrow")

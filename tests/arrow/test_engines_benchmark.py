@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .engines import engine
+from support.engines import engine
 
 engine("pyarrow")
 pytest.importorskip("msgspec")

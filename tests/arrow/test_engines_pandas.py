@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import zebrapack.arrow as zpa
 
+from support.engines import engine
+
 from .conftest import RecordFile
-from .engines import engine
 from .oracle import expected_read
 
 pa = engine("pyarrow")

@@ -9,8 +9,9 @@ import pytest
 
 import zebrapack.arrow as zpa
 
+from support.engines import engine
+
 from .conftest import RecordFile
-from .engines import engine
 from .oracle import expected_read
 
 pa = engine("pyarrow")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .engines import EXTRAS, REQUIRE_ENGINES, engine
+from support.engines import EXTRAS, REQUIRE_ENGINES, engine
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,9 @@ import pytest
 
 import zebrapack.examples
 
+from support.engines import engine
+
 from .conftest import RecordFile
-from .engines import engine
 
 TIMEOUT = 120
 

@@ -18,8 +18,8 @@ import zebrapack
 import zebrapack.arrow
 from zebrapack import GoFloat32, GoUint64
 
-from .engines import engine
-from tests.conftest import TESTS
+from support.engines import engine
+from support.vectors import TESTS
 
 pa = engine("pyarrow")
 RAWNUM = zebrapack.schema_from_go(TESTS / "schemas" / "rawnum.go")

@@ -14,7 +14,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from conftest import MANIFEST, vector_bytes, vector_schema
+from support.vectors import MANIFEST, vector_bytes, vector_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,8 +24,9 @@ import zebrapack.arrow._read as zpa_read
 import zebrapack.examples
 from zebrapack import DecodeError
 
+from support.engines import engine
+
 from .conftest import seeded_a_records
-from .engines import engine
 from .oracle import assert_same_table, validate_full
 
 pa = engine("pyarrow")

@@ -8,13 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import VECTORS
-from thread_support import in_thread
+from support.engines import engine
+from support.threads import in_thread
+from support.vectors import VECTORS
 
 import zebrapack
 import zebrapack.arrow as zpa
-
-from .engines import engine
 
 pa = engine("pyarrow")
 

@@ -8,14 +8,14 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import MANIFEST, vector_bytes, vector_schema
+from support.vectors import MANIFEST, vector_bytes, vector_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import zebrapack
 import zebrapack.arrow as zpa
 
-from .engines import engine
+from support.engines import engine
 
 pa = engine("pyarrow")
 

@@ -11,7 +11,7 @@ import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack.examples import __file__ as examples_init
 
-from .engines import engine
+from support.engines import engine
 
 pa = engine("pyarrow")
 

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from conftest import VECTORS
+from support.vectors import VECTORS
 
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError, Split, TornTailError
-from zebrapack.streams.index_format import IndexEntry
+from zebrapack.recordio.index_format import IndexEntry
 
-from .engines import engine
+from support.engines import engine
 
 pa = engine("pyarrow")
 

@@ -14,7 +14,7 @@ import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack.examples import __file__ as examples_init
 
-from .engines import engine
+from support.engines import engine
 from .ticking import ticks_during
 
 pa = engine("pyarrow")

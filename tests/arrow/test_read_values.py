@@ -9,15 +9,15 @@ import warnings
 from datetime import datetime
 
 import pytest
-from conftest import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
-from golden_support import GOLDEN_RECORDS, golden_bytes, golden_schema
+from support.vectors import MANIFEST, VECTORS, case_id, vector_bytes, vector_schema
+from support.golden import GOLDEN_RECORDS, golden_bytes, golden_schema
 
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import GoTime, Kind, Timestamp
 from zebrapack.arrow._mapping import ArrowField, arrow_fields
 
-from .engines import engine
+from support.engines import engine
 
 pa = engine("pyarrow")
 

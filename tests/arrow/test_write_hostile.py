@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .engines import engine
+from support.engines import engine
 
 engine("pyarrow")
 

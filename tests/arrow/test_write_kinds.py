@@ -14,7 +14,7 @@ import pytest
 import zebrapack
 from zebrapack import examples
 
-from .engines import engine
+from support.engines import engine
 from .writing import encoded, interface_bytes, table_of, written, zebrapack_zero
 
 pa = engine("pyarrow")

@@ -14,9 +14,9 @@ import zebrapack
 import zebrapack.arrow
 from zebrapack import DecodeError
 
-from .engines import engine
-from tests.conftest import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
-from tests.golden_support import GOLDEN2_RECORDS, GOLDEN_RECORDS, encode_like, golden_bytes, golden_schema
+from support.engines import engine
+from support.vectors import MANIFEST, case_id, reencoded_by_reader, vector_bytes, vector_schema
+from support.golden import GOLDEN2_RECORDS, GOLDEN_RECORDS, encode_like, golden_bytes, golden_schema
 
 pa = engine("pyarrow")
 

@@ -14,7 +14,7 @@ import pytest
 import zebrapack
 from zebrapack import EncodeError, examples
 
-from .engines import engine
+from support.engines import engine
 from .writing import interface_bytes, written
 
 pa = engine("pyarrow")

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 import zebrapack
 from zebrapack import examples
 
+from support.engines import engine
+
 from .test_write_kinds import KINDS_GO
-from .engines import engine
 from .writing import encoded, table_of, written
-from tests.strategies import structs
+from support.strategies import structs
 
 pa = engine("pyarrow")
 

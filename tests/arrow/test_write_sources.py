@@ -13,7 +13,7 @@ import pytest
 import zebrapack
 from zebrapack import examples
 
-from .engines import engine
+from support.engines import engine
 from .ticking import ticks_during
 from .writing import encoded, table_of, written, zebrapack_zero
 

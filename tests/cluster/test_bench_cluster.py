@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.arrow.engines import engine
+from support.engines import engine
 
 
 def test_cluster_benchmark_reads_every_record_and_reports_rates_and_worker_memory(tmp_path: Path) -> None:

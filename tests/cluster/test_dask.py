@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster_support import a_records, decoded_records, dask_client, write_records, zp  # noqa: F401  (fixtures)
-from tests.arrow.engines import engine
+from support.cluster import a_records, decoded_records, dask_client, write_records, zp  # noqa: F401  (fixtures)
+from support.engines import engine
 
 import zebrapack
 

@@ -7,7 +7,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from cluster_support import a_records, write_records, zp  # noqa: F401  (zp: a fixture)
+from support.cluster import a_records, write_records, zp  # noqa: F401  (zp: a fixture)
 
 import zebrapack
 from zebrapack.streams.planning import expand_paths, plan_splits

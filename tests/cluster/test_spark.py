@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster_support import UTC, a_records, decoded_records, spark, write_records, zp  # noqa: F401  (fixtures)
-from tests.arrow.engines import engine
+from support.cluster import UTC, a_records, decoded_records, spark, write_records, zp  # noqa: F401  (fixtures)
+from support.engines import engine
 
 import zebrapack
 from zebrapack.values.timestamp import Timestamp

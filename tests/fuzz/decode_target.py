@@ -28,7 +28,7 @@ VECTORS = TESTS / "vectors"
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
-from typed_json import same  # noqa: E402
+from support.expected_values import same  # noqa: E402
 
 import zebrapack  # noqa: E402
 from zebrapack import DecodeError, EncodeError  # noqa: E402

@@ -38,7 +38,7 @@ TESTS = Path(__file__).resolve().parents[1]
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
 
-from integrity_support import SCHEMA, Layout, a_records, layout  # noqa: E402
+from support.integrity import SCHEMA, Layout, a_records, layout  # noqa: E402
 
 import zebrapack  # noqa: E402
 from zebrapack import DecodeError, IndexWarning, TornTailError  # noqa: E402

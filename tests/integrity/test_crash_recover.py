@@ -6,7 +6,7 @@ longer run: docs/sanitizers-and-fuzzing.md)."""
 from __future__ import annotations
 
 from crash_harness import crash_and_recover, seeded_kills
-from tests.arrow.engines import engine
+from support.engines import engine
 
 engine("pyarrow")
 

@@ -15,14 +15,14 @@ from pathlib import Path
 from typing import Annotated
 
 import pytest
-from cli_support import run_cli
-from integrity_support import SCHEMA, a_records, layout, write_bytes
-from tests.arrow.engines import engine
+from support.cli import run_cli
+from support.integrity import SCHEMA, a_records, layout, write_bytes
+from support.engines import engine
 
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import IndexWarning, Split
-from zebrapack.streams.index_format import default_index_path
+from zebrapack.recordio.index_format import default_index_path
 
 RECORDS = a_records(3000)
 PLAIN = layout(RECORDS)
@@ -166,7 +166,7 @@ def test_zpa_read_streams_an_entry_larger_than_max_record_size(one_entry: Path) 
         import pyarrow
         import zebrapack, zebrapack.arrow as zpa
         sys.path.insert(0, {str(TESTS)!r})
-        from integrity_support import SCHEMA
+        from support.integrity import SCHEMA
         split = zebrapack.file_splits({str(one_entry)!r})[0]
         stream = zpa.read(split, SCHEMA, "A", batch_rows=2000, max_record_size=1 << 20)
         before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

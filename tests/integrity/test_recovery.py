@@ -8,8 +8,8 @@ from dataclasses import astuple
 from pathlib import Path
 
 import pytest
-from cli_support import error_line, run_cli
-from integrity_support import SCHEMA, Layout, a_records, layout, write_bytes
+from support.cli import error_line, run_cli
+from support.integrity import SCHEMA, Layout, a_records, layout, write_bytes
 
 import zebrapack
 from zebrapack import DecodeError, TornTailError

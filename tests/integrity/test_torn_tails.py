@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from integrity_support import SCHEMA, Layout, a_records, layout, write_bytes
-from tests.arrow.engines import engine
+from support.integrity import SCHEMA, Layout, a_records, layout, write_bytes
+from support.engines import engine
 
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack import DecodeError, TornTailError
-from zebrapack.streams.reading import being_read
+from zebrapack.recordio.reading import being_read
 
 pa = engine("pyarrow")
 

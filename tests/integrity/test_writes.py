@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from integrity_support import SCHEMA, a_records, layout, schema_bytes
-from tests.arrow.engines import engine
+from support.integrity import SCHEMA, a_records, layout, schema_bytes
+from support.engines import engine
 
 import zebrapack
 import zebrapack.arrow as zpa
@@ -134,7 +134,7 @@ def test_a_full_file_system_when_writing_to_a_path(tmp_path: Path) -> None:
         sys.path.insert(0, {str(Path(__file__).parent.parent)!r})
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, ({room}, {room}))
-        from integrity_support import SCHEMA, a_records
+        from support.integrity import SCHEMA, a_records
         writer = SCHEMA.writer({str(path)!r}, index=True, buffer_size=8192)
         try:
             writer.write_all(a_records(2000))

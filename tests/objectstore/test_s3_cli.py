@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cli_support import SCHEMAS, error_line, run_cli
-from tests.arrow.engines import engine
+from support.cli import SCHEMAS, error_line, run_cli
+from support.engines import engine
 
 s3fs = engine("s3fs")
 pq = engine("pyarrow.parquet")

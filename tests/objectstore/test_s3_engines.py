@@ -9,8 +9,8 @@ import json
 from typing import Any
 
 import pytest
-from cluster_support import a_records, dask_client, spark, zp  # noqa: F401  (fixtures)
-from tests.arrow.engines import engine
+from support.cluster import a_records, dask_client, spark, zp  # noqa: F401  (fixtures)
+from support.engines import engine
 
 import zebrapack
 import zebrapack.examples

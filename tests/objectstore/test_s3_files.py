@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster_support import a_records, zp  # noqa: F401  (fixtures)
-from tests.arrow.engines import engine
+from support.cluster import a_records, zp  # noqa: F401  (fixtures)
+from support.engines import engine
 
 import zebrapack
 from zebrapack.streams.planning import expand_paths, plan_splits
@@ -193,7 +193,7 @@ def test_a_missing_object_is_a_file_not_found_error_naming_it(zp: zebrapack.Sche
 
 def test_an_object_replaced_while_it_is_read_is_an_error_not_a_mix(
         zp: zebrapack.Schema, bucket: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    import zebrapack.streams.locations as locations
+    import zebrapack.recordio.locations as locations
 
     monkeypatch.setattr(locations, "READ_AHEAD", 1024)      # many ranged reads, so that one comes after the change
     url = f"{bucket}/changing.zpk"

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from cluster_support import a_records, zp  # noqa: F401  (fixtures)
-from s3_support import S3Server
-from tests.arrow.engines import engine
+from support.cluster import a_records, zp  # noqa: F401  (fixtures)
+from support.s3 import S3Server
+from support.engines import engine
 
 import zebrapack
 import zebrapack.examples
@@ -109,7 +109,7 @@ def test_a_connection_dropped_mid_read_is_retried_or_an_error_never_wrong_rows(
 def guarded_server() -> Iterator[tuple[S3Server, str, dict[str, Any]]]:
     """A server of its own whose requests are checked against IAM: a user that may read
     the bucket's ``open/`` objects only (its storage options), everything else denied."""
-    from s3_support import REGION, require_s3
+    from support.s3 import REGION, require_s3
 
     require_s3()
     server = S3Server()

@@ -43,10 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..schema.model import Kind, SchemaDef, StructDef, TypeRef
-
-#: Field metadata keys of Arrow extension types.
-EXTENSION_NAME = "ARROW:extension:name"
-EXTENSION_METADATA = "ARROW:extension:metadata"
+from .metadata_keys import EXTENSION_METADATA, EXTENSION_NAME
 
 #: Extension names of the columns zebrapack tags.
 MSGPACK_EXTENSION = "zebrapack.msgpack"

@@ -13,14 +13,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .._core import ArrowRecordReader, arrow_schema_capsule
+from ..recordio.index_format import Split
+from ..recordio.locations import RemoteFile, identity, local_path
+from ..recordio.reading import descriptor, register
 from ..streams.index import CheckedEntries
-from ..streams.index_format import Split
-from ..streams.reading import descriptor, register
-from ..streams.locations import RemoteFile, identity, local_path
 from ..streams.schema_prefix import may_start_with_schema, read_schema_prefix, schema_prefix_end
 from ..streams.self_describing import MAX_SCHEMA_SIZE
 from ._mapping import ArrowField, arrow_fields
-from ._pyarrow import require_pyarrow
+from .pyarrow_import import require_pyarrow
 
 #: Bytes looked at to recognise a leading schema document before reading more.
 _HEAD = 1 << 16

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from .._core import ArrowRecordEncoder, _import_array, _import_stream
-from ..streams.index_format import default_index_path
-from ..streams.records import RecordWriter
-from ..streams.locations import local_path
+from ..recordio.index_format import default_index_path
+from ..recordio.locations import local_path
+from ..recordio.records import RecordWriter
 from ._mapping import resolve_struct
 
 #: Bytes of records encoded between two writes to the destination.

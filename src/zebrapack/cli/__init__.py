@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from .. import __version__
+from .._version import __version__
 from .common import CliError
 
 

@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._errors import DecodeError, EncodeError, SchemaError, TornTailError
-from ..arrow._pyarrow import require_pyarrow
+from ..arrow.pyarrow_import import require_pyarrow
+from ..recordio.locations import ObjectOutput, input_size, is_url
 from ..schema.loader import Schema
-from ..streams.locations import ObjectOutput, input_size, is_url
 from ..textformats.typed_json import TypedJson, TypedJsonError, json_writer
 from .common import (
     CliError,

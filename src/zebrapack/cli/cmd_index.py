@@ -7,10 +7,10 @@ import os
 from typing import Any
 
 from .._errors import DecodeError, TornTailError
+from ..recordio.index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, default_index_path
+from ..recordio.locations import input_size, is_url
 from ..streams.index import build_index, load_index
-from ..streams.index_format import DEFAULT_EVERY, DEFAULT_EVERY_BYTES, default_index_path
 from ..streams.recovery import recover
-from ..streams.locations import input_size, is_url
 from .common import CliError, add_storage_options_argument
 from .progress import Progress
 

@@ -7,9 +7,9 @@ import json
 import os
 
 from .._errors import SchemaError
-from ..golang.compiler import read_go_schema
 from ..schema.document import schema_document
 from ..schema.loader import Schema
+from ..sources.from_go import read_go_schema
 from .common import CliError
 
 NAME = "schema"

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from .._errors import SchemaError, TornTailError
-from ..golang.compiler import read_go_schema
+from ..recordio.index_format import SUFFIX
+from ..recordio.locations import is_url, open_input
 from ..schema.loader import Schema, load
 from ..schema.model import SchemaDef
-from ..streams.index_format import SUFFIX
-from ..streams.locations import is_url, open_input
+from ..sources.from_go import read_go_schema
 
 
 class CliError(Exception):

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..streams.sources import available_reader, no_data_now
+from ..recordio.byte_sources import available_reader, no_data_now
 
 
 class MeteredInput:
@@ -27,7 +27,7 @@ class MeteredInput:
     ``before_wait`` runs before each read, which may block on a pipe: flush
     the output there, so that what is done reaches the reader before the wait.
     Reads up to ``chunk_size`` return what has arrived (records are handled as
-    they come, see ``streams.sources``); larger ones, made for the rest of a value
+    they come, see ``recordio.byte_sources``); larger ones, made for the rest of a value
     known to be needed, fill up.
     """
 

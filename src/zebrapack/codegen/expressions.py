@@ -11,7 +11,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from ..schema.classes import GO_ZERO_TIME, _ArrayZero
+from ..schema.classes import GO_ZERO_TIME, ArrayZero
 from ..values.ext import Ext
 from .model import StructRef, alias_of
 
@@ -92,7 +92,7 @@ class SourceWriter:
             return "{}"
         if isinstance(factory, type) and issubclass(factory, StructRef):
             return f"{self.class_name(factory)}()"
-        assert isinstance(factory, _ArrayZero), factory
+        assert isinstance(factory, ArrayZero), factory
         if factory.immutable:
             return f"[{self.value(factory.zero)}] * {factory.length}"
         element = self._make(factory.zero)

@@ -34,8 +34,8 @@ from collections.abc import Iterator, Mapping
 
 from .._errors import SchemaError
 from ..schema.model import GO_PRIMITIVE_NAMES, SCALAR_KINDS, FieldDef, Kind, SchemaDef, StructDef, TypeRef
-from .compiler import MSGP_CONSTANTS
-from .syntax import GO_KEYWORDS, GoType, parse_type_spelling
+from ..schema.type_spelling import GO_KEYWORDS, GoType, parse_type_spelling
+from ..sources.from_go import MSGP_CONSTANTS
 
 #: The package of the reference runtime (msgp.Extension, the interfaces of generated code).
 MSGP_IMPORT = "github.com/glycerine/zebrapack/msgp"

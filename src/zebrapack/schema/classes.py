@@ -64,11 +64,11 @@ def zero_factory(type_ref: TypeRef, classes: Mapping[str, type]) -> tuple[bool, 
         elem = type_ref.elem_type
         if elem.kind in BYTE_KINDS:
             return True, bytes(type_ref.length)
-        return False, _ArrayZero(type_ref.length, *zero_factory(elem, classes))
+        return False, ArrayZero(type_ref.length, *zero_factory(elem, classes))
     raise AssertionError(f"no zero for {type_ref}")
 
 
-class _ArrayZero:
+class ArrayZero:
     """Makes the zero of ``[N]T``: a list of N zeros of T (fresh ones if T is mutable)."""
 
     __slots__ = ("length", "immutable", "zero")

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..golang.syntax import GoType, parse_type_spelling
 from .model import GO_PRIMITIVE_NAMES, GO_RUNTIME_NAMES, PRIMITIVE_KINDS, FieldDef, Kind, SchemaDef, TypeRef
+from .type_spelling import GoType, parse_type_spelling
 
 # The Ztype "Str" the reference compiler writes for each primitive kind.
 _PRIMITIVE_STR = {**{kind: name for kind, name in GO_PRIMITIVE_NAMES.items()},

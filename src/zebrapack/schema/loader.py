@@ -15,10 +15,10 @@ import msgpack
 
 from .._core import DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_SIZE, DEFAULT_ZERO_ALLOWANCE, Codec, StreamDecoder
 from .._errors import SchemaError
-from ..streams.async_records import AsyncReader, AsyncRecordWriter, AsyncWriter, aiter_records
-from ..streams.locations import StorageOptions, local_path, open_input, read_bytes
-from ..streams.records import RecordWriter, iter_records
-from ..streams.sources import ByteSource
+from ..recordio.async_records import AsyncReader, AsyncRecordWriter, AsyncWriter, aiter_records
+from ..recordio.byte_sources import ByteSource
+from ..recordio.locations import StorageOptions, local_path, open_input, read_bytes
+from ..recordio.records import RecordWriter, iter_records
 from .classes import build_dataclasses
 from .document import schema_document
 from .model import SchemaDef, StructDef, check_names, parse_schema, python_name
@@ -123,6 +123,7 @@ class Schema(Codec, Generic[R]):
         self._preserve_unknown = preserve_unknown
         self._given = given
         self._pickle_identity: PickleIdentity | None = None
+        self._document: bytes | None = None
         bind_records(self, {name: cls for name, cls in classes.items() if name not in given})
 
     # -- pickling (see schema/pickling.py) ---------------------------------------
@@ -130,8 +131,7 @@ class Schema(Codec, Generic[R]):
     def _identity(self) -> PickleIdentity:
         """The document, registry key and token this schema pickles as (made on first use)."""
         if self._pickle_identity is None:
-            document = msgpack.packb(schema_document(self._model), use_bin_type=True)
-            self._pickle_identity = identify(document, self.max_depth, self._preserve_unknown, self.zero_allowance,
+            self._pickle_identity = identify(self.document, self.max_depth, self._preserve_unknown, self.zero_allowance,
                                              self._given)
         return self._pickle_identity
 
@@ -148,13 +148,20 @@ class Schema(Codec, Generic[R]):
     def __deepcopy__(self, memo: dict[int, Any]) -> Schema:
         return self
 
+    @property
+    def document(self) -> bytes:
+        """The schema as a ``.z`` document (msgpack2): what ``dump`` writes, what
+        ``zebrapack.load`` reads, and what a self-describing stream starts with."""
+        if self._document is None:
+            self._document = msgpack.packb(schema_document(self._model), use_bin_type=True)
+        return self._document
+
     def dump(self, path: str | os.PathLike[str]) -> None:
         """Write the schema as ``path`` (a ``.z``, msgpack2) and ``path`` + ``.json`` beside it."""
-        document = schema_document(self._model)
         with open(path, "wb") as handle:
-            handle.write(msgpack.packb(document, use_bin_type=True))
+            handle.write(self.document)
         with open(os.fspath(path) + ".json", "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=4)
+            json.dump(schema_document(self._model), handle, indent=4)
             handle.write("\n")
 
     @property

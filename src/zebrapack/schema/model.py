@@ -40,7 +40,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .._errors import SchemaError
-from ..golang.syntax import GoType, GoTypeSyntaxError, parse_go_type
+from .type_spelling import GoType, GoTypeSyntaxError, parse_go_type
 
 #: Largest zid accepted (Cap'n Proto's ordinal limit); zids index dense tables.
 MAX_ZID = 65535

@@ -36,15 +36,24 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from zebrapack._core import RecordBase
 
-if TYPE_CHECKING:
-    from .loader import Schema
-
 #: How many recently unpickled schemas a process keeps alive when nothing else does.
 RECENT_SCHEMAS = 32
+
+
+
+class PicklableSchema(Protocol):
+    """What pickling needs of a ``Schema`` (declared here, so that the loader, which
+    pickles its schemas with this module, is not imported by it): its classes."""
+
+    @property
+    def types(self) -> Mapping[str, type]: ...
+
+
+S = TypeVar("S", bound=PicklableSchema)
 
 SchemaKey = tuple[bytes, int, bool, int, tuple[tuple[str, type], ...]]
 #: A pickled schema exactly as sent: (token, compressed document, options).
@@ -85,12 +94,12 @@ def _new_lock_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_new_lock_in_child)
-_by_origin: weakref.WeakValueDictionary[Origin, Schema] = weakref.WeakValueDictionary()
-_by_key: weakref.WeakValueDictionary[SchemaKey, Schema] = weakref.WeakValueDictionary()
-_recent: OrderedDict[int, Schema] = OrderedDict()
+_by_origin: weakref.WeakValueDictionary[Origin, Any] = weakref.WeakValueDictionary()
+_by_key: weakref.WeakValueDictionary[SchemaKey, Any] = weakref.WeakValueDictionary()
+_recent: OrderedDict[int, Any] = OrderedDict()
 
 
-def remember(schema: Schema, identity: PickleIdentity) -> None:
+def remember(schema: PicklableSchema, identity: PickleIdentity) -> None:
     """Register a schema that is being pickled, so that this process unpickles it to itself."""
     with _lock:
         _by_origin[identity.origin] = schema
@@ -99,13 +108,13 @@ def remember(schema: Schema, identity: PickleIdentity) -> None:
 
 def restore(compressed: bytes, max_depth: int, preserve_unknown: bool, zero_allowance: int,
             types: Mapping[str, type] | None, token: bytes,
-            build: Callable[[bytes, PickleIdentity], Schema]) -> Schema:
+            build: Callable[[bytes, PickleIdentity], S]) -> S:
     """The schema of this process for a pickled one: the same pickle seen before gives
     the same schema at the cost of a lookup; else the schema registered under its key
     (document digest and options), else a new one from ``build(document, identity)``."""
     origin = (token, compressed, max_depth, preserve_unknown, zero_allowance, _options_key(types))
     with _lock:
-        schema = _by_origin.get(origin)
+        schema: S | None = _by_origin.get(origin)
         if schema is None:
             document = zlib.decompress(compressed)
             identity = PickleIdentity(compressed, token, (hashlib.sha256(document).digest(), *origin[2:]))
@@ -126,7 +135,7 @@ _BINDING = "_zebrapack_binding"
 
 
 class _Binding(NamedTuple):
-    arguments: tuple[Schema, str]           # what new_record takes: (schema, struct name)
+    arguments: tuple[PicklableSchema, str]  # what new_record takes: (schema, struct name)
     names: tuple[str, ...]                  # the fields, zebrapack_unknown included
     values: Callable[[Any], tuple[Any, ...]]
 
@@ -164,7 +173,7 @@ class GeneratedRecord(RecordBase, metaclass=RecordClass):
             setattr(self, name, value)
 
 
-def bind_records(schema: Schema, classes: Mapping[str, type]) -> None:
+def bind_records(schema: PicklableSchema, classes: Mapping[str, type]) -> None:
     """Make the generated ``classes`` (struct name -> class) and their instances pickle by ``schema``."""
     for struct, cls in classes.items():
         names = tuple(f.name for f in dataclasses.fields(cls))
@@ -180,13 +189,13 @@ def _values_getter(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return lambda record: ()
 
 
-def new_record(schema: Schema, struct: str) -> Any:
+def new_record(schema: PicklableSchema, struct: str) -> Any:
     """An empty instance of ``struct``'s class in ``schema`` (its fields come next, from the pickle's state)."""
     cls: Any = schema.types[struct]
     return cls.__new__(cls)
 
 
-def record_class(schema: Schema, struct: str) -> type:
+def record_class(schema: PicklableSchema, struct: str) -> type:
     """The class of ``struct`` in ``schema`` (a generated class, unpickled)."""
     return schema.types[struct]
 

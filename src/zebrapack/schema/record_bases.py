@@ -12,7 +12,7 @@ not keep the guarantee is refused: here when it is defined, where that can be se
 by ``check_record_class`` when a schema is loaded with it. The classes the decoder
 leaves tracked all the same (``__post_init__``, a ``__setattr__`` of their own,
 fields beyond the schema's, ``preserve_unknown``) and the ways around the tracking:
-docs/performance.md, "Untracked records".
+docs/performance-log.md, "Untracked records".
 """
 
 from __future__ import annotations

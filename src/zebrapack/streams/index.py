@@ -20,7 +20,7 @@ from typing import IO, Any, Protocol
 
 from .._core import DEFAULT_MAX_DEPTH, skip_records
 from .._errors import DecodeError
-from .index_format import (
+from ..recordio.index_format import (
     DEFAULT_EVERY,
     DEFAULT_EVERY_BYTES,
     SAMPLE_SIZE,
@@ -34,11 +34,11 @@ from .index_format import (
     parse_index,
     write_index,
 )
-from .records import Schema
+from ..recordio.locations import StorageOptions, exists, file_size, input_size, local_path, open_input
+from ..recordio.records import Schema
+from ..recordio.tears import ends_inside_record, torn_tail_error
+from ..recordio.walking import RecordWalker
 from .schema_prefix import read_schema_prefix
-from .locations import StorageOptions, exists, file_size, input_size, local_path, open_input
-from .tears import ends_inside_record, torn_tail_error
-from .walking import RecordWalker
 
 
 class IndexWarning(UserWarning):

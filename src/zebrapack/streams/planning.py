@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from ..recordio.index_format import SUFFIX, Split
+from ..recordio.locations import StorageOptions, basename, check_location, has_magic, list_files
 from .index import file_splits
-from .index_format import SUFFIX, Split
-from .locations import StorageOptions, basename, check_location, has_magic, list_files
 
 PathArg = str | os.PathLike[str]
 

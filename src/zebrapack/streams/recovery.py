@@ -20,11 +20,11 @@ from typing import Any
 import msgpack
 
 from .._core import DEFAULT_MAX_DEPTH
+from ..recordio.locations import ObjectOutput, StorageOptions, file_size, local_path, open_input
+from ..recordio.records import iter_records
+from ..recordio.walking import RecordWalker
 from ..schema.loader import Schema, load
-from .records import iter_records
 from .schema_prefix import read_schema_prefix
-from .locations import ObjectOutput, StorageOptions, file_size, local_path, open_input
-from .walking import RecordWalker
 
 #: Records stepped over per call of the scanner.
 _SCAN_BATCH = 1 << 16

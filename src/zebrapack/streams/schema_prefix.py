@@ -17,8 +17,8 @@ import msgpack
 
 from .._core import skip_records
 from .._errors import DecodeError, SchemaError
+from ..recordio.byte_sources import BinaryReader
 from ..schema.model import parse_schema
-from .sources import BinaryReader
 from .self_describing import MAX_SCHEMA_SIZE
 
 #: The keys of a zebra.Schema document.

@@ -19,10 +19,10 @@ import msgpack
 from .._core import DEFAULT_MAX_RECORD_SIZE, StreamDecoder
 from .._errors import DecodeError, SchemaError, TornTailError
 from ..evolution.compat import check_compatible
+from ..recordio.byte_sources import ByteSource, available_reader
+from ..recordio.locations import StorageOptions, open_input
+from ..recordio.records import iter_records, pulled_records
 from ..schema.loader import Schema, load
-from .locations import StorageOptions, open_input
-from .records import iter_records, pulled_records
-from .sources import ByteSource, available_reader
 
 
 #: The class of the records: the one given as ``open_stream(..., type=C)``, else ``Any``
