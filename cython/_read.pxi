@@ -47,6 +47,8 @@ cdef extern from "zp_read.h":
     bint zp_is_array(unsigned char b) noexcept nogil
     int64_t zp_load_integer(const unsigned char *p, int64_t left, zp_number *out) noexcept nogil
     int64_t zp_load_number(const unsigned char *p, int64_t left, zp_number *out) noexcept nogil
+    int64_t zp_read_int_fast(const unsigned char *p, int64_t left, int is_signed, int64_t imin, int64_t imax,
+                             uint64_t umax, uint64_t *v) noexcept nogil
     int zp_check_integer(const unsigned char *p, const zp_number *num, int is_signed, int64_t imin, int64_t imax,
                          uint64_t umax, int strict, zp_head *h) noexcept nogil
     int zp_read_float(const unsigned char *p, int64_t left, int want32, int strict, zp_head *h,

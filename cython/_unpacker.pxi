@@ -159,34 +159,22 @@ cdef extern from "zp_wire.h":
 
 
 cdef inline object read_integer(Reader *r, TypePlan t, unsigned char b):
-    """An integer of kind t at r.pos (lead byte b). In line: the encodings of t's own
-    family that fit its range, which strict reading takes too; the rest (the other
-    family, truncation, overflow) in read_integer_slow."""
-    cdef int64_t sv
-    cdef uint64_t uv
-    cdef Py_ssize_t size
-    if b <= 0x7f:                   # fits every integer kind
-        r.pos += 1
-        return PyLong_FromLongLong(b)
-    if t.is_signed:
-        if b >= 0xe0:               # a negative fixint fits every signed kind
-            r.pos += 1
-            return PyLong_FromLongLong(<int8_t>b)
-        if 0xd0 <= b <= 0xd3:
-            size = 1 << (b - 0xd0)
-            if size < r.end - r.pos:
-                sv = zp_load_int_family(b, r.buf + r.pos + 1)
-                if t.imin <= sv <= t.imax:
-                    r.pos += 1 + size
-                    return PyLong_FromLongLong(sv)
-    elif 0xcc <= b <= 0xcf:
-        size = 1 << (b - 0xcc)
-        if size < r.end - r.pos:
-            uv = zp_load_uint_family(b, r.buf + r.pos + 1)
-            if uv <= t.umax:
-                r.pos += 1 + size
-                return PyLong_FromUnsignedLongLong(uv)
-    return read_integer_slow(r, t, b)
+    """An integer of kind t at r.pos (lead byte b). In line (zp_read_int_fast): the
+    encodings of t's own family that fit its range, which strict reading takes too; the
+    rest (the other family, truncation, overflow) in read_integer_slow."""
+    cdef uint64_t v
+    cdef int64_t size = zp_read_int_fast(r.buf + r.pos, r.end - r.pos, t.is_signed, t.imin, t.imax, t.umax, &v)
+    if size == 0:
+        return read_integer_slow(r, t, b)
+    r.pos += size
+    return int_object(v, t.is_signed)
+
+
+cdef inline object int_object(uint64_t v, bint is_signed):
+    """The int of an integer zp_read_int_fast read (two's complement when is_signed)."""
+    if is_signed or v <= <uint64_t>INT64_MAX:
+        return PyLong_FromLongLong(<int64_t>v)
+    return PyLong_FromUnsignedLongLong(v)
 
 
 cdef object read_integer_slow(Reader *r, TypePlan t, unsigned char b):
@@ -428,13 +416,22 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     if t.kind == K_ARRAY and n != t.length:
         reader_fail(r, r.pos, f"expected {t.go} ({t.length} elements), found an array of {n}")
     cdef bint integers = K_UINT <= elem.kind <= K_INT64
+    cdef int64_t size
+    cdef uint64_t v
     result = PyList_New(n)
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
-        # integers without read_value's dispatch (nil still reads as the zero value there)
+        # integers without read_value's dispatch (nil still reads as the zero value there),
+        # zp_read_int_fast always in line
         if integers and r.pos < r.end and r.buf[r.pos] != 0xc0:
-            item = read_integer(r, elem, r.buf[r.pos])
+            size = zp_read_int_fast(r.buf + r.pos, r.end - r.pos, elem.is_signed, elem.imin, elem.imax, elem.umax,
+                                    &v)
+            if size:
+                r.pos += size
+                item = int_object(v, elem.is_signed)
+            else:
+                item = read_integer_slow(r, elem, r.buf[r.pos])
         else:
             item = read_value(r, elem)
         Py_INCREF(item)

@@ -244,6 +244,50 @@ static inline int64_t zp_load_number(const unsigned char *p, int64_t left, zp_nu
     return zp_load_integer(p, left, out);
 }
 
+/* An integer of a Go integer kind (signed of range imin..imax, or unsigned up to
+ * umax) in an encoding the kind's own reader takes at once, strict or not: a positive
+ * fixint; for a signed kind a negative fixint or int8..int64 in range, for an unsigned
+ * kind uint8..uint64 in range. Returns its size, the value in *v (two's complement for
+ * a signed kind); 0 when the general reader must look (another family, out of range,
+ * cut short, no integer). Always in line: the decoder's loops over integers take it
+ * whatever else the compiler inlines. */
+ZP_ALWAYS_INLINE int64_t zp_read_int_fast(const unsigned char *p, int64_t left, int is_signed, int64_t imin,
+                                          int64_t imax, uint64_t umax, uint64_t *v) {
+    unsigned char b = p[0];
+    int64_t size, sv;
+    uint64_t uv;
+    if (b <= 0x7f) {
+        *v = b;
+        return 1;
+    }
+    if (is_signed) {
+        if (b >= 0xe0) {
+            *v = (uint64_t)(int64_t)(int8_t)b;
+            return 1;
+        }
+        if (b >= 0xd0 && b <= 0xd3) {
+            size = (int64_t)1 << (b - 0xd0);
+            if (size < left) {
+                sv = zp_load_int_family(b, p + 1);
+                if (sv >= imin && sv <= imax) {
+                    *v = (uint64_t)sv;
+                    return 1 + size;
+                }
+            }
+        }
+    } else if (b >= 0xcc && b <= 0xcf) {
+        size = (int64_t)1 << (b - 0xcc);
+        if (size < left) {
+            uv = zp_load_uint_family(b, p + 1);
+            if (uv <= umax) {
+                *v = uv;
+                return 1 + size;
+            }
+        }
+    }
+    return 0;
+}
+
 /* Whether the integer read at p (zp_load_integer's *num) is one of a Go integer
  * kind: signed of range imin..imax, or unsigned up to umax. When strict, as Go's
  * reader, a signed kind takes the int family (and fixints) only, an unsigned kind
