@@ -21,7 +21,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -35,10 +35,15 @@ class Options:
     gc: bool = True
     out: Path | None = None
     sizes: dict[str, int] = field(default_factory=dict)
+    extra: argparse.Namespace = field(default_factory=argparse.Namespace)   # a module's own arguments
 
 
-def parse_options(argv: Sequence[str] | None, description: str) -> Options:
+def parse_options(argv: Sequence[str] | None, description: str,
+                  add_arguments: Callable[[argparse.ArgumentParser], None] | None = None) -> Options:
+    """The shared options; ``add_arguments`` adds a module's own (in ``Options.extra``)."""
     parser = argparse.ArgumentParser(description=description)
+    if add_arguments is not None:
+        add_arguments(parser)
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: one short round, small collections and streams")
     parser.add_argument("--rounds", type=int, default=None, help="rounds (repeats) per row (default 5)")
@@ -49,7 +54,7 @@ def parse_options(argv: Sequence[str] | None, description: str) -> Options:
     parser.add_argument("--size", action="append", default=[], metavar="NAME=N",
                         help="shrink or grow a size (n, depth, stream_kb, append_n, record_mb), e.g. --size n=100")
     args = parser.parse_args(argv)
-    options = Options(quick=args.quick, gc=not args.no_gc, out=args.out)
+    options = Options(quick=args.quick, gc=not args.no_gc, out=args.out, extra=args)
     if args.quick:
         options.rounds, options.best_of, options.batch_seconds = 1, 2, 0.002
         options.sizes = {"n": 50, "depth": 5, "stream_kb": 1000, "append_n": 2000, "record_mb": 1}
@@ -63,7 +68,16 @@ def parse_options(argv: Sequence[str] | None, description: str) -> Options:
     return options
 
 
-def _loops_for(function: Callable[[], Any], batch_seconds: float) -> int:
+@dataclass(frozen=True)
+class SelfTimed:
+    """A contender that times itself, e.g. in another process: ``run()`` does one call
+    and returns the nanoseconds it took (the harness's clock would add the round trip)."""
+    run: Callable[[], float]
+
+
+def _loops_for(function: Callable[[], Any] | SelfTimed, batch_seconds: float) -> int:
+    if isinstance(function, SelfTimed):
+        return 1
     loops = 1
     while True:
         start = time.perf_counter()
@@ -89,8 +103,9 @@ class Timing:
         return max(self.rounds) / min(self.rounds) - 1.0
 
 
-def interleaved(contenders: dict[str, Callable[[], Any]], options: Options) -> dict[str, Timing]:
-    """Time each contender interleaved with the others (see the module docstring)."""
+def interleaved(contenders: Mapping[str, Callable[[], Any] | SelfTimed], options: Options) -> dict[str, Timing]:
+    """Time each contender interleaved with the others (see the module docstring); a
+    ``SelfTimed`` one gives its own time, one call per batch."""
     loops = {name: _loops_for(function, options.batch_seconds) for name, function in contenders.items()}
     per_round: dict[str, list[float]] = {name: [] for name in contenders}
     gc_was_enabled = gc.isenabled()
@@ -100,6 +115,9 @@ def interleaved(contenders: dict[str, Callable[[], Any]], options: Options) -> d
             best = {name: float("inf") for name in contenders}
             for _ in range(options.best_of):
                 for name, function in contenders.items():
+                    if isinstance(function, SelfTimed):
+                        best[name] = min(best[name], function.run())
+                        continue
                     n = loops[name]
                     start = time.perf_counter_ns()
                     for _ in range(n):

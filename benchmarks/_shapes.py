@@ -93,16 +93,16 @@ Wide.__module__ = __name__
 DATACLASSES = (A, Tiny, Wide, Ints, Floats, As, Node, StrMap, Doc)
 
 
-def shapes_schema() -> zebrapack.Schema:
+def shapes_schema(classes: tuple[type, ...] = DATACLASSES, package: str = "bench") -> zebrapack.Schema:
     """The shapes' schema bound to the dataclasses above (classes given by the user)."""
-    return zebrapack.schema_from_dataclasses(*DATACLASSES, package="bench")
+    return zebrapack.schema_from_dataclasses(*classes, package=package)
 
 
-def generated_schema() -> zebrapack.Schema:
+def generated_schema(classes: tuple[type, ...] = DATACLASSES, package: str = "bench") -> zebrapack.Schema:
     """The same schema loaded as a user loads a ``.z`` file: its classes generated, the
     counterpart of msgspec's ``Struct`` (records holding no containers are not
     GC-tracked, as ``Struct`` instances; user dataclasses stay tracked)."""
-    document = schema_document(shapes_schema().model)
+    document = schema_document(shapes_schema(classes, package).model)
     return zebrapack.load(msgpack.packb(document, use_bin_type=True))
 
 
@@ -174,6 +174,8 @@ class Shape:
     struct_value: Any             # the msgspec.Struct twin
     build_plain: Callable[[Any], Any]   # msgpack path: unpackb's dict -> the dataclasses
     plain_dict: Any = None        # msgpack path: packb's input
+    families: tuple[str, ...] = ("records",)   # the benchmark families the shape belongs to (_family)
+    note: str = ""                # what msgspec holds where it has no exact Go type
 
     def __post_init__(self) -> None:
         self.plain_dict = to_builtins(self.plain_value)
@@ -235,33 +237,38 @@ def build_shapes(sizes: dict[str, int] | None = None) -> list[Shape]:
     st = SimpleNamespace(**{name: getattr(_structs, name) for name in vars(dc)})
     sparse_fields = ("F05", "F22")
 
-    makers: list[tuple[str, str, Callable[[SimpleNamespace, random.Random], Any], Callable[[Any], Any]]] = [
+    # name, description, the record built in a class family, the msgpack path's builder, the
+    # families of _family the shape belongs to besides "records"
+    makers: list[tuple[str, str, Callable[[SimpleNamespace, random.Random], Any], Callable[[Any], Any],
+                       tuple[str, ...]]] = [
         ("A", "README record A (2 str, time, int, float, bool)",
-         lambda ns, rng: ns.A(**a_values(rng)), lambda d: A(**d)),
-        ("tiny", "3 ints", lambda ns, rng: ns.Tiny(X=7, Y=300, Z=-70000), lambda d: Tiny(**d)),
+         lambda ns, rng: ns.A(**a_values(rng)), lambda d: A(**d), ("times",)),
+        ("tiny", "3 ints", lambda ns, rng: ns.Tiny(X=7, Y=300, Z=-70000), lambda d: Tiny(**d), ("ints",)),
         ("wide", "40 scalars (int, float, str, bool)",
-         lambda ns, rng: ns.Wide(**wide_values(rng)), lambda d: Wide(**d)),
+         lambda ns, rng: ns.Wide(**wide_values(rng)), lambda d: Wide(**d), ()),
         (f"{n} int64", f"list of {n} int64",
-         lambda ns, rng: ns.Ints(V=[_int64(rng) for _ in range(n)]), lambda d: Ints(**d)),
+         lambda ns, rng: ns.Ints(V=[_int64(rng) for _ in range(n)]), lambda d: Ints(**d), ("ints",)),
         (f"{n} float64", f"list of {n} float64",
-         lambda ns, rng: ns.Floats(V=[rng.uniform(-1e9, 1e9) for _ in range(n)]), lambda d: Floats(**d)),
+         lambda ns, rng: ns.Floats(V=[rng.uniform(-1e9, 1e9) for _ in range(n)]), lambda d: Floats(**d),
+         ("floats",)),
         (f"{n} x A", f"list of {n} records A",
          lambda ns, rng: ns.As(V=[ns.A(**a_values(rng)) for _ in range(n)]),
-         lambda d: As(V=[A(**x) for x in d["V"]])),
+         lambda d: As(V=[A(**x) for x in d["V"]]), ("times",)),
         (f"{depth}-deep chain", f"{depth} nested *Node (int + pointer)",
-         lambda ns, rng: _chain(ns.Node, depth), _build_node),
+         lambda ns, rng: _chain(ns.Node, depth), _build_node, ("optional",)),
         (f"map[str]int x {n}", f"map[string]int64 of {n} entries",
          lambda ns, rng: ns.StrMap(M={f"{rng.choice(WORDS)}{i}": _int64(rng) for i in range(n)}),
-         lambda d: StrMap(**d)),
+         lambda d: StrMap(**d), ("maps",)),
         ("interface{} 2KB", "interface{} holding ~2 KB of JSON-like maps/lists",
-         lambda ns, rng: ns.Doc(Body=_doc_body(rng)), lambda d: Doc(**d)),
+         lambda ns, rng: ns.Doc(Body=_doc_body(rng)), lambda d: Doc(**d), ("any",)),
         ("wide 2/40 set", "the wide record with 2 of 40 fields set",
-         lambda ns, rng: ns.SparseWide(**wide_values(rng, sparse_fields)), lambda d: Wide(**d)),
+         lambda ns, rng: ns.SparseWide(**wide_values(rng, sparse_fields)), lambda d: Wide(**d), ("optional",)),
     ]
     shapes = []
-    for name, description, make, build in makers:
+    for name, description, make, build, families in makers:
         zp_value, plain_value, struct_value = _by_family(make, gen, dc, st)
-        shapes.append(Shape(name, description, schema, zp_value, plain_value, struct_value, build))
+        shapes.append(Shape(name, description, schema, zp_value, plain_value, struct_value, build,
+                            families=("records", *families)))
     shapes.append(compound_shape())
     return shapes
 

@@ -3,8 +3,9 @@
     perf record -F 2000 -g -o /tmp/zp.data -- python -m benchmarks.profile_shape A decode --seconds 5
     perf report -i /tmp/zp.data --no-children --sort symbol
 
-SHAPE is a shape name of the benchmarks (``A``, ``tiny``, ``1000 int64``, ...), or
-``decode_all`` for the stream of A records (generated classes) (``--gc off`` to compare).
+SHAPE is a row of the benchmark family (``A``, ``tiny``, ``1000 int64``, ``str cjk 10KB``, ...:
+``python -m benchmarks.bench_family --list``), or ``decode_all`` for the stream of A records
+(generated classes) (``--gc off`` to compare).
 ``--library msgspec`` runs msgspec.Struct's decoder or encoder on the same record instead. Build the
 core with ``ZEBRAPACK_PROFILE=1 pip install -e .`` first: the release code with its symbols kept, so
 that perf names its C functions (``__pyx_f_9zebrapack_5_core_*``).
@@ -18,9 +19,9 @@ import random
 import time
 from typing import Any, Callable, Sequence
 
-import msgspec
-
-from ._shapes import SEED, a_values, build_shapes, generated_schema
+from ._family import select
+from ._shapes import SEED, a_values, generated_schema
+from .instructions import shape_operation
 
 
 def operation(shape_name: str, direction: str, library: str = "zebrapack") -> Callable[[], Any]:
@@ -29,24 +30,10 @@ def operation(shape_name: str, direction: str, library: str = "zebrapack") -> Ca
         rng = random.Random(SEED)
         stream = b"".join(schema.encode(schema.types.A(**a_values(rng))) for _ in range(10_000)) * 2
         return lambda: schema.decode_all(stream)
-    shapes = {shape.name: shape for shape in build_shapes()}
-    if shape_name not in shapes:
-        raise SystemExit(f"unknown shape {shape_name!r}; one of: {', '.join(shapes)}, decode_all")
-    shape = shapes[shape_name]
-    if library == "msgspec":
-        struct_value = shape.struct_value
-        encoder = msgspec.msgpack.Encoder()
-        if direction == "encode":
-            return lambda: encoder.encode(struct_value)
-        struct_bytes = encoder.encode(struct_value)
-        struct_decode = msgspec.msgpack.Decoder(type(struct_value)).decode
-        return lambda: struct_decode(struct_bytes)
-    if direction == "decode":
-        data = shape.schema.encode(shape.zebrapack_value)
-        decode = shape.schema.decode
-        return lambda: decode(data)
-    encode, value = shape.schema.encode, shape.zebrapack_value
-    return lambda: encode(value)
+    shapes = select([shape_name])   # SystemExit naming the rows when it is none of them
+    if len(shapes) != 1:
+        raise SystemExit(f"{shape_name!r} is a family: name one of its rows ({', '.join(s.name for s in shapes)})")
+    return shape_operation(shapes[0], direction, library)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -10,128 +10,13 @@
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_IsValid
 from libc.stdlib cimport calloc, free, malloc, realloc
 
-cdef extern from *:
-    """
-    /* The output buffer of the Arrow writer and its msgpack wire writers: plain C,
-       callable without the GIL. Every writer reserves its room first. */
-    typedef struct { unsigned char *data; Py_ssize_t pos; Py_ssize_t cap; } zp_out;
-
-    static int zp_out_grow(zp_out *o, Py_ssize_t n) {
-        Py_ssize_t cap = o->cap ? o->cap * 2 : 1 << 16;
-        unsigned char *data;
-        if (cap < o->pos + n) cap = o->pos + n;
-        data = (unsigned char *)realloc(o->data, (size_t)cap);
-        if (data == NULL) return -1;
-        o->data = data;
-        o->cap = cap;
-        return 0;
-    }
-
-    static inline int zp_out_room(zp_out *o, Py_ssize_t n) {
-        return n > o->cap - o->pos ? zp_out_grow(o, n) : 0;
-    }
-
-    /* Integer bodies: lead byte then big-endian payload, as msgp's writers. */
-    static inline void zp_out_lead(zp_out *o, unsigned char lead, uint64_t v, int size) {
-        unsigned char *p = o->data + o->pos;
-        int i;
-        p[0] = lead;
-        for (i = size; i >= 1; i--) { p[i] = (unsigned char)v; v >>= 8; }
-        o->pos += 1 + size;
-    }
-
-    static inline int zp_out_int(zp_out *o, int64_t v) {    /* the smallest signed form */
-        if (zp_out_room(o, 9)) return -1;
-        if (v >= -32 && v <= 127) o->data[o->pos++] = (unsigned char)(int8_t)v;
-        else if (v >= INT8_MIN && v <= INT8_MAX) zp_out_lead(o, 0xd0, (uint64_t)v, 1);
-        else if (v >= INT16_MIN && v <= INT16_MAX) zp_out_lead(o, 0xd1, (uint64_t)v, 2);
-        else if (v >= INT32_MIN && v <= INT32_MAX) zp_out_lead(o, 0xd2, (uint64_t)v, 4);
-        else zp_out_lead(o, 0xd3, (uint64_t)v, 8);
-        return 0;
-    }
-
-    static inline int zp_out_uint(zp_out *o, uint64_t v) {  /* the smallest unsigned form */
-        if (zp_out_room(o, 9)) return -1;
-        if (v <= 127) o->data[o->pos++] = (unsigned char)v;
-        else zp_out_lead(o, v <= 0xff ? 0xcc : v <= 0xffff ? 0xcd : v <= 0xffffffffu ? 0xce : 0xcf, v,
-                         v <= 0xff ? 1 : v <= 0xffff ? 2 : v <= 0xffffffffu ? 4 : 8);
-        return 0;
-    }
-
-    /* str / bin / array / map headers; -2 when n passes msgpack's 2**32-1 limit. */
-    static inline int zp_out_header(zp_out *o, int64_t n, unsigned char fix, int64_t fixmax,
-                                    unsigned char l8, unsigned char l16, unsigned char l32) {
-        if (n > 0xffffffffLL) return -2;
-        if (zp_out_room(o, 5)) return -1;
-        if (n <= fixmax) o->data[o->pos++] = fix | (unsigned char)n;
-        else if (l8 && n <= 0xff) zp_out_lead(o, l8, (uint64_t)n, 1);
-        else if (n <= 0xffff) zp_out_lead(o, l16, (uint64_t)n, 2);
-        else zp_out_lead(o, l32, (uint64_t)n, 4);
-        return 0;
-    }
-
-    static inline int zp_out_raw(zp_out *o, const void *p, Py_ssize_t n) {
-        if (zp_out_room(o, n)) return -1;
-        if (n) memcpy(o->data + o->pos, p, (size_t)n);
-        o->pos += n;
-        return 0;
-    }
-
-    /* A struct's map header: room for n entries, then stored once their count is known. */
-    static inline Py_ssize_t zp_map_header_room(Py_ssize_t n) { return n <= 15 ? 1 : n <= 0xffff ? 3 : 5; }
-
-    static inline void zp_map_header_store(unsigned char *p, Py_ssize_t n, Py_ssize_t room) {
-        if (room == 1) { p[0] = 0x80 | (unsigned char)n; return; }
-        p[0] = room == 3 ? 0xde : 0xdf;
-        for (Py_ssize_t i = room - 1; i >= 1; i--) { p[i] = (unsigned char)n; n >>= 8; }
-    }
-
-    /* The first map entry whose key bytes repeat an earlier key's; -1 if none, -2 out of memory.
-       spans: (start, length) of each key in base. */
-    static Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) {
-        Py_ssize_t i, j, size = 16, *table;
-        if (n <= 16) {
-            for (i = 1; i < n; i++)
-                for (j = 0; j < i; j++)
-                    if (spans[2 * i + 1] == spans[2 * j + 1]
-                            && memcmp(base + spans[2 * i], base + spans[2 * j], (size_t)spans[2 * i + 1]) == 0)
-                        return i;
-            return -1;
-        }
-        while (size < 2 * n) size *= 2;
-        table = (Py_ssize_t *)malloc((size_t)size * sizeof(Py_ssize_t));
-        if (table == NULL) return -2;
-        for (i = 0; i < size; i++) table[i] = -1;
-        for (i = 0; i < n; i++) {
-            const unsigned char *key = base + spans[2 * i];
-            uint64_t hash = 1469598103934665603ULL;
-            for (j = 0; j < spans[2 * i + 1]; j++) hash = (hash ^ key[j]) * 1099511628211ULL;
-            for (j = (Py_ssize_t)(hash & (uint64_t)(size - 1)); table[j] >= 0; j = (j + 1) & (size - 1)) {
-                Py_ssize_t k = table[j];
-                if (spans[2 * k + 1] == spans[2 * i + 1]
-                        && memcmp(base + spans[2 * k], key, (size_t)spans[2 * i + 1]) == 0) {
-                    free(table);
-                    return i;
-                }
-            }
-            table[j] = i;
-        }
-        free(table);
-        return -1;
-    }
-    """
+cdef extern from "zp_arrow_write.h":
     ctypedef struct zp_out:
         unsigned char *data
         Py_ssize_t pos
         Py_ssize_t cap
     int zp_out_room(zp_out *o, Py_ssize_t n) noexcept nogil
-    int zp_out_int(zp_out *o, int64_t v) noexcept nogil
-    int zp_out_uint(zp_out *o, uint64_t v) noexcept nogil
-    int zp_out_header(zp_out *o, int64_t n, unsigned char fix, int64_t fixmax,
-                      unsigned char l8, unsigned char l16, unsigned char l32) noexcept nogil
     int zp_out_raw(zp_out *o, const void *p, Py_ssize_t n) noexcept nogil
-    Py_ssize_t zp_map_header_room(Py_ssize_t n) noexcept nogil
-    void zp_map_header_store(unsigned char *p, Py_ssize_t n, Py_ssize_t room) noexcept nogil
     Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) noexcept nogil
 
 
@@ -159,11 +44,6 @@ cdef enum:
     W_VALUE = 0     # a column of values
     W_CONST = 1     # a field without a column: its zero value's bytes (key included), or nothing
     W_RAW = 2       # msgpack bytes written verbatim (interface{}, named interfaces, recursive structs)
-
-cdef enum:
-    STEP_FIELD = 1
-    STEP_INDEX = 2
-    STEP_KEY = 3
 
 
 cdef struct WCol:
@@ -210,9 +90,12 @@ cdef struct WCol:
 
 
 cdef struct WStep:
-    int kind
-    WCol *col
-    int64_t index
+    # One level of the path to the value being written (aw_enter): as a trail entry
+    # (zp_trail.h, its ZP_STEP_* kinds), but a map key is its column and row, made a Python
+    # value only by an error (aw_path).
+    int kind                # ZP_STEP_FIELD, ZP_STEP_INDEX, ZP_STEP_KEY
+    WCol *col               # ZP_STEP_FIELD: the field's column; ZP_STEP_KEY: the key's, NULL until the key is written
+    int64_t index           # ZP_STEP_INDEX: the element; ZP_STEP_KEY: the entry's row in col
 
 
 cdef struct WriteCtx:
@@ -222,7 +105,7 @@ cdef struct WriteCtx:
     bint fixext             # ext headers as the reference's EncodeMsg writes them (zp_store_ext_header)
     int64_t row
     Py_ssize_t max_depth
-    WStep *path          # by level
+    WStep *path             # by level, 1..depth (aw_enter)
     Py_ssize_t depth        # the level the value being written is in
     PyObject *root_name
     PyObject *codec         # borrowed Codec (raw checks)
@@ -237,26 +120,47 @@ cdef struct WriteCtx:
 
 # -- errors -----------------------------------------------------------------------
 
-cdef str _ctx_path(WriteCtx *ctx):
+# -- where the writer is: the field path of errors, the depth limit ------------------
+
+cdef inline int aw_enter(WriteCtx *ctx, WCol *c, int kind) except -1 nogil:
+    """Into the level c's container opens (c.level, fixed when the columns are bound),
+    at elements of kind (ZP_STEP_FIELD, ZP_STEP_INDEX, ZP_STEP_KEY); refused past max_depth."""
+    if c.level > ctx.max_depth:
+        with gil:
+            return ctx_fail(ctx, f"nesting deeper than max_depth={ctx.max_depth} (does a value contain itself?)")
+    ctx.depth = c.level
+    ctx.path[c.level].kind = kind
+    ctx.path[c.level].col = NULL
+    return 0
+
+
+cdef inline void aw_leave(WriteCtx *ctx, WCol *c) noexcept nogil:
+    ctx.depth = c.level - 1
+
+
+cdef str aw_path(WriteCtx *ctx):
+    """The field path, e.g. Compound.Inners[2].X, as trail_path spells it."""
     cdef Py_ssize_t d
     cdef WStep *step
     parts = [<object>ctx.root_name]
     for d in range(1, ctx.depth + 1):
         step = &ctx.path[d]
-        if step.kind == STEP_FIELD:
+        if step.kind == ZP_STEP_FIELD:
             parts.append("." + (<FieldPlan>step.col.field).name)
-        elif step.kind == STEP_INDEX:
+        elif step.kind == ZP_STEP_INDEX:
             parts.append(f"[{step.index}]")
-        elif step.kind == STEP_KEY and step.col == NULL:
+        elif step.kind == ZP_STEP_KEY and step.col == NULL:
             parts.append("[<key>]")
-        elif step.kind == STEP_KEY:
+        elif step.kind == ZP_STEP_KEY:
             parts.append(f"[{_short_repr(_col_value(step.col, step.index))}]")
     return "".join(parts)
 
 
+# -- errors -----------------------------------------------------------------------
+
 cdef int ctx_fail(WriteCtx *ctx, str message) except -1:
     """An EncodeError naming the row and the field path of the value being written."""
-    path = _ctx_path(ctx)
+    path = aw_path(ctx)
     error = _EncodeError(message, f"row {ctx.row}, {path}", None)
     error.row = ctx.row
     error.column = path
@@ -268,24 +172,53 @@ cdef int fail_nogil(WriteCtx *ctx, const char *message) except -1 nogil:
         return ctx_fail(ctx, message.decode("utf-8"))
 
 
-cdef inline int put1(WriteCtx *ctx, unsigned char b) except -1 nogil:
-    if zp_out_room(&ctx.out, 1):
-        return fail_oom(ctx)
-    ctx.out.data[ctx.out.pos] = b
-    ctx.out.pos += 1
-    return 0
-
-
 cdef int fail_oom(WriteCtx *ctx) except -1 nogil:
     with gil:
         raise MemoryError("out of memory for the records being written")
 
 
-cdef inline int out_check(WriteCtx *ctx, int status) except -1 nogil:
-    if status == -1:
+# -- the output: room made in ctx.out, the msgpack stored there by zp_write.h ---------
+
+cdef inline unsigned char *aw_room(WriteCtx *ctx, Py_ssize_t n) except NULL nogil:
+    """Where the next n bytes of output go (the room made)."""
+    if zp_out_room(&ctx.out, n):
+        fail_oom(ctx)
+        return NULL
+    return ctx.out.data + ctx.out.pos
+
+
+cdef inline int aw_put_byte(WriteCtx *ctx, unsigned char b) except -1 nogil:
+    aw_room(ctx, 1)[0] = b
+    ctx.out.pos += 1
+    return 0
+
+
+cdef inline int aw_put_raw(WriteCtx *ctx, const void *p, Py_ssize_t n) except -1 nogil:
+    if zp_out_raw(&ctx.out, p, n):
         return fail_oom(ctx)
-    if status == -2:
+    return 0
+
+
+cdef inline int aw_put_signed(WriteCtx *ctx, int64_t v) except -1 nogil:
+    ctx.out.pos += zp_store_signed(aw_room(ctx, 9), v)
+    return 0
+
+
+cdef inline int aw_put_unsigned(WriteCtx *ctx, uint64_t v) except -1 nogil:
+    ctx.out.pos += zp_store_unsigned(aw_room(ctx, 9), v)
+    return 0
+
+
+cdef int aw_put_header(WriteCtx *ctx, int family, int64_t n) except -1 nogil:
+    """A str, bin, array or map header (zp_store_header), within msgpack's limit."""
+    if n > ZP_MAX_LENGTH32:
         return fail_nogil(ctx, "more than 2**32-1 elements or bytes: msgpack's limit")
+    ctx.out.pos += zp_store_header(aw_room(ctx, 5), family, n)
+    return 0
+
+
+cdef int aw_put_time(WriteCtx *ctx, int64_t seconds, uint32_t nanos) except -1 nogil:
+    ctx.out.pos += zp_store_time(aw_room(ctx, 15), seconds, nanos)
     return 0
 
 
@@ -436,10 +369,10 @@ cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         return aw_float(ctx, c, i, omit)
     if kind == K_BOOL:
         if (c.data1[(i + c.arr.offset) >> 3] >> ((i + c.arr.offset) & 7)) & 1:
-            return put1(ctx, 0xc3) + 1
+            return aw_put_byte(ctx, ZP_TRUE) + 1
         if omit:
             return 0
-        return put1(ctx, 0xc2) + 1
+        return aw_put_byte(ctx, ZP_FALSE) + 1
     if kind == K_TIME:
         return aw_timestamp(ctx, c, i, omit)
     if kind == K_STRUCT:
@@ -462,13 +395,13 @@ cdef int aw_null(WriteCtx *ctx, WCol *c, bint omit) except -1 nogil:
     if c.ptr or c.kind == K_IFACE:
         if omit:
             return 0
-        return put1(ctx, 0xc0) + 1
+        return aw_put_byte(ctx, ZP_NIL) + 1
     if c.kind == K_INTF or c.kind == K_EXT:     # never empty to the reference generator: nil is written
-        return put1(ctx, 0xc0) + 1
+        return aw_put_byte(ctx, ZP_NIL) + 1
     if c.time_field:
         if omit:
             return 0
-        return aw_put_time_value(ctx, ZP_GO_ZERO_SECONDS, 0) + 1
+        return aw_put_time(ctx, ZP_GO_ZERO_SECONDS, 0) + 1
     return aw_fail_null(ctx, c)
 
 
@@ -496,10 +429,10 @@ cdef int aw_binary(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil
     if c.kind == K_STRING:
         if zp_utf8_invalid_at(<const uint8_t *>p, n) >= 0:
             return fail_nogil(ctx, "invalid UTF-8 in a string")
-        out_check(ctx, zp_out_header(&ctx.out, n, 0xa0, 31, 0xd9, 0xda, 0xdb))
+        aw_put_header(ctx, ZP_STR, n)
     else:
-        out_check(ctx, zp_out_header(&ctx.out, n, 0, -1, 0xc4, 0xc5, 0xc6))
-    return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
+        aw_put_header(ctx, ZP_BIN, n)
+    return aw_put_raw(ctx, p, n) + 1
 
 
 cdef int aw_int(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
@@ -512,20 +445,20 @@ cdef int aw_int(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         if c.is_signed:
             if v < c.imin or v > c.imax:
                 return aw_fail_range(ctx, c, v, 0)
-            return out_check(ctx, zp_out_int(&ctx.out, v)) + 1
+            return aw_put_signed(ctx, v) + 1
         if v < 0 or <uint64_t>v > c.umax:
             return aw_fail_range(ctx, c, v, 0)
-        return out_check(ctx, zp_out_uint(&ctx.out, <uint64_t>v)) + 1
+        return aw_put_unsigned(ctx, <uint64_t>v) + 1
     u = aw_read_uint(c, at)
     if u == 0 and omit:
         return 0
     if c.is_signed:
         if u > <uint64_t>c.imax:
             return aw_fail_range(ctx, c, 0, u)
-        return out_check(ctx, zp_out_int(&ctx.out, <int64_t>u)) + 1
+        return aw_put_signed(ctx, <int64_t>u) + 1
     if u > c.umax:
         return aw_fail_range(ctx, c, 0, u)
-    return out_check(ctx, zp_out_uint(&ctx.out, u)) + 1
+    return aw_put_unsigned(ctx, u) + 1
 
 
 cdef int aw_fail_range(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u) except -1 nogil:
@@ -558,10 +491,7 @@ cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         bits = (<const uint32_t *>c.data1)[at]        # float32 to float32: the bits as they are
         if bits == 0 and omit:
             return 0
-        out_check(ctx, zp_out_room(&ctx.out, 5))
-        ctx.out.data[ctx.out.pos] = 0xca
-        zp_store_u32(ctx.out.data + ctx.out.pos + 1, bits)
-        ctx.out.pos += 5
+        ctx.out.pos += zp_store_f32_bits(aw_room(ctx, 5), bits)
         return 1
     if c.layout == L_FLOAT:
         if c.width == 8:
@@ -583,20 +513,14 @@ cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     if omit and d == 0.0 and not signbit(d):
         return 0
     if c.kind == K_F64:
-        out_check(ctx, zp_out_room(&ctx.out, 9))
-        ctx.out.data[ctx.out.pos] = 0xcb
-        zp_store_u64(ctx.out.data + ctx.out.pos + 1, zp_double_bits(d))
-        ctx.out.pos += 9
+        ctx.out.pos += zp_store_f64(aw_room(ctx, 9), d)
         return 1
     if not exact_source and not zp_double_fits_f32(d):
         return aw_fail_inexact(ctx, c, v, u, not c.src_signed)
     if zp_f32_bits_from_double(d, &bits) < 0:
         with gil:
             return ctx_fail(ctx, f"{d!r} overflows {_go(c)}")
-    out_check(ctx, zp_out_room(&ctx.out, 5))
-    ctx.out.data[ctx.out.pos] = 0xca
-    zp_store_u32(ctx.out.data + ctx.out.pos + 1, bits)
-    ctx.out.pos += 5
+    ctx.out.pos += zp_store_f32_bits(aw_room(ctx, 5), bits)
     return 1
 
 
@@ -606,32 +530,19 @@ cdef int aw_fail_inexact(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u, bint uns
         return ctx_fail(ctx, f"{value} is not exactly a {_go(c)}")
 
 
-cdef int aw_put_time_value(WriteCtx *ctx, int64_t seconds, uint32_t nanos) except -1 nogil:
-    """time.Time as the reference writes it: ext8, 12 bytes, type 5."""
-    out_check(ctx, zp_out_room(&ctx.out, 15))
-    cdef unsigned char *p = ctx.out.data + ctx.out.pos
-    p[0] = 0xc7
-    p[1] = 12
-    p[2] = 5
-    zp_store_u64(p + 3, <uint64_t>seconds)
-    zp_store_u32(p + 11, nanos)
-    ctx.out.pos += 15
-    return 0
-
-
 cdef int aw_timestamp(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t v = (<const int64_t *>c.data1)[i + c.arr.offset]
     cdef int64_t seconds = zp_floor_div(v, c.per_second)
     cdef uint32_t nanos = <uint32_t>((v - seconds * c.per_second) * (1000000000 // c.per_second))
     if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
         return 0
-    return aw_put_time_value(ctx, seconds, nanos) + 1
+    return aw_put_time(ctx, seconds, nanos) + 1
 
 
 cdef int aw_complex_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     cdef int64_t at = i + c.arr.offset
     cdef double part[2]
-    cdef uint32_t bits = 0
+    cdef uint32_t bits[2]
     cdef int k
     cdef WCol *p
     for k in range(2):
@@ -646,30 +557,21 @@ cdef int aw_complex_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -
     if omit and part[0] == 0.0 and part[1] == 0.0 and not signbit(part[0]) and not signbit(part[1]):
         return 0
     if c.kind == K_C128:
-        out_check(ctx, zp_out_room(&ctx.out, 18))
-        ctx.out.data[ctx.out.pos] = 0xd8
-        ctx.out.data[ctx.out.pos + 1] = 4
-        zp_store_u64(ctx.out.data + ctx.out.pos + 2, zp_double_bits(part[0]))
-        zp_store_u64(ctx.out.data + ctx.out.pos + 10, zp_double_bits(part[1]))
-        ctx.out.pos += 18
+        ctx.out.pos += zp_store_complex128(aw_room(ctx, 18), part[0], part[1])
         return 1
-    out_check(ctx, zp_out_room(&ctx.out, 10))
-    ctx.out.data[ctx.out.pos] = 0xd7
-    ctx.out.data[ctx.out.pos + 1] = 3
     for k in range(2):
         p = c.children[k]
         if p.width == 4:
-            bits = (<const uint32_t *>p.data1)[at + p.arr.offset]
-        elif zp_f32_bits_from_double(part[k], &bits) < 0:
+            bits[k] = (<const uint32_t *>p.data1)[at + p.arr.offset]
+        elif zp_f32_bits_from_double(part[k], &bits[k]) < 0:
             with gil:
                 return ctx_fail(ctx, f"{'imaginary' if k else 'real'} part {part[k]!r} overflows float32")
-        zp_store_u32(ctx.out.data + ctx.out.pos + 2 + 4 * k, bits)
-    ctx.out.pos += 10
+    ctx.out.pos += zp_store_complex64(aw_room(ctx, 10), bits[0], bits[1])
     return 1
 
 
 cdef int aw_ext_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
-    """msgp.Extension: struct<code, data>; the header as the reference writes it (zp_store_ext_header)."""
+    """msgp.Extension: struct<code, data>, written as the reference writes it (zp_store_ext)."""
     cdef int64_t at = i + c.arr.offset, code, n = 0
     cdef const unsigned char *p = NULL
     cdef WCol *code_col = c.children[0]
@@ -684,11 +586,10 @@ cdef int aw_ext_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
         with gil:
             return ctx_fail(ctx, f"ext code {code} is not in -128..127")
     aw_read_bytes(ctx, data_col, at, &p, &n)
-    if n > 0xffffffffLL:
+    if n > ZP_MAX_LENGTH32:
         return fail_nogil(ctx, "an ext of more than 2**32-1 bytes: msgpack's limit")
-    out_check(ctx, zp_out_room(&ctx.out, 6 + n))
-    ctx.out.pos += zp_store_ext_header(ctx.out.data + ctx.out.pos, n, <int8_t>code, ctx.fixext)
-    return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
+    ctx.out.pos += zp_store_ext(aw_room(ctx, 6 + n), <int8_t>code, p, n, ctx.fixext)
+    return 1
 
 
 cdef int aw_number_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
@@ -723,8 +624,7 @@ cdef int aw_number_value(WriteCtx *ctx, WCol *c, int64_t i) except -1 nogil:
     else:                           # half float: exactly a float32
         zp_f32_bits_from_double(aw_half_to_double((<const uint16_t *>src.data1)[at]), &bits32)
         number.bits = bits32
-    out_check(ctx, zp_out_room(&ctx.out, 9))
-    ctx.out.pos += zp_store_number(ctx.out.data + ctx.out.pos, &number)
+    ctx.out.pos += zp_store_number(aw_room(ctx, 9), &number)
     return 1
 
 
@@ -736,59 +636,33 @@ cdef int aw_raw(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     aw_read_bytes(ctx, c, i, &p, &n)
     if c.kind == K_RAW:
         if n == 0:                          # decode's b"": written as encode writes it, nil
-            return put1(ctx, 0xc0) + 1
+            return aw_put_byte(ctx, ZP_NIL) + 1
         with gil:
             problem = raw_problem(p, n, ctx.max_depth - (c.level - 1))
             if problem is not None:
                 ctx_fail(ctx, f"{_go(c)} must hold exactly one msgpack value: {problem}")
-        return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
-    if n == 1 and p[0] == 0xc0 and c.kind == K_IFACE:
+        return aw_put_raw(ctx, p, n) + 1
+    if n == 1 and p[0] == ZP_NIL and c.kind == K_IFACE:
         return aw_null(ctx, c, omit)     # a nil named interface is None to decode
-    if n == 1 and p[0] == 0xc0 and c.kind == K_STRUCT:
-        return out_check(ctx, zp_out_raw(&ctx.out, c.const_bytes, c.const_len)) + 1
+    if n == 1 and p[0] == ZP_NIL and c.kind == K_STRUCT:
+        return aw_put_raw(ctx, c.const_bytes, c.const_len) + 1
     with gil:
         check_raw_bytes(ctx, c, p, n)
-    return out_check(ctx, zp_out_raw(&ctx.out, p, n)) + 1
+    return aw_put_raw(ctx, p, n) + 1
 
 
 cdef int check_raw_bytes(WriteCtx *ctx, WCol *c, const unsigned char *p, Py_ssize_t n) except -1:
     cdef Reader r
-    cdef Codec codec = <Codec>ctx.codec
-    cdef TypePlan t = <TypePlan>c.type_plan
-    r.buf = p
-    r.pos = 0
-    r.end = n
-    r.base = 0
-    r.strict = False
-    r.truncated = False
-    r.values_left = n
-    r.zeros_left = codec.zero_allowance
-    r.plans = <PyObject *>codec._plans
-    trail_init(&r.trail, max(ctx.max_depth - (c.level - 1), 1))
+    reader_over(&r, p, n, ctx.max_depth - (c.level - 1), <Codec>ctx.codec)
     try:
         if n == 0:
             reader_fail(&r, 0, "no bytes")
-        if c.kind == K_IFACE:
-            read_iface(&r, t, p[0])
-        elif c.kind == K_STRUCT:
-            read_struct(&r, t.struct_plan, p[0])
-        else:
-            skip_value(&r)
-        if r.pos != r.end:
-            reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
+        read_back(&r, <TypePlan>c.type_plan)
     except _DecodeError as exc:
         zp_traceback_shorten(exc.__traceback__)
         ctx_fail(ctx, f"the {_go(c)} column's msgpack bytes do not read back: {exc}")
     finally:
         trail_release(&r.trail)
-    return 0
-
-
-cdef inline int aw_enter_level(WriteCtx *ctx, WCol *c) except -1 nogil:
-    if c.level > ctx.max_depth:
-        with gil:
-            return ctx_fail(ctx, f"nesting deeper than max_depth={ctx.max_depth} (does a value contain itself?)")
-    ctx.depth = c.level
     return 0
 
 
@@ -801,13 +675,12 @@ cdef int aw_list(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
             return ctx_fail(ctx, f"expected {_go(c)}: {c.length} elements, got {n}")
     if n == 0 and omit:         # a [0]T array too (write_sequence)
         return 0
-    out_check(ctx, zp_out_header(&ctx.out, n, 0x90, 15, 0, 0xdc, 0xdd))
-    aw_enter_level(ctx, c)
-    ctx.path[c.level].kind = STEP_INDEX
+    aw_put_header(ctx, ZP_ARRAY, n)
+    aw_enter(ctx, c, ZP_STEP_INDEX)
     for j in range(n):
         ctx.path[c.level].index = j
         aw_value(ctx, item, start + j, False)
-    ctx.depth = c.level - 1
+    aw_leave(ctx, c)
     return 1
 
 
@@ -822,7 +695,7 @@ cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 no
     aw_list_range(ctx, c, i, &start, &n)
     if n == 0 and omit:
         return 0
-    out_check(ctx, zp_out_header(&ctx.out, n, 0x80, 15, 0, 0xde, 0xdf))
+    aw_put_header(ctx, ZP_MAP, n)
     if base + 2 * n > ctx.spans_cap:
         grown = <Py_ssize_t *>realloc(ctx.spans, (base + 2 * n + 64) * sizeof(Py_ssize_t))
         if grown == NULL:
@@ -830,11 +703,10 @@ cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 no
         ctx.spans = grown
         ctx.spans_cap = base + 2 * n + 64
     ctx.spans_top = base + 2 * n
-    aw_enter_level(ctx, c)
+    aw_enter(ctx, c, ZP_STEP_KEY)
     for j in range(n):
         at = start + j + c.entries.offset       # the entries struct's offset applies to its children
-        ctx.path[c.level].kind = STEP_KEY
-        ctx.path[c.level].col = NULL            # "[<key>]" until the key is read
+        ctx.path[c.level].col = NULL            # "[<key>]" until the key is written
         if aw_is_null(key, at):
             return fail_nogil(ctx, "a map key is null")
         ctx.spans[base + 2 * j] = ctx.out.pos
@@ -850,37 +722,36 @@ cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 no
         ctx.path[c.level].index = start + found + c.entries.offset
         return fail_nogil(ctx, "the key repeats an earlier key of the map (a Go map holds each key once)")
     ctx.spans_top = base
-    ctx.depth = c.level - 1
+    aw_leave(ctx, c)
     return 1
 
 
 cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) except -1 nogil:
     """The struct whose fields are at index ``at`` of their columns: fields in write
     order under a map header sized for the fields actually written."""
-    cdef Py_ssize_t header_pos, header_size, count = 0, key_pos, k, body, small
+    cdef Py_ssize_t header_pos, header_size, count = 0, key_pos, k
     cdef WCol *f
     cdef int written
-    header_size = zp_map_header_room(c.n_children + with_name)
-    out_check(ctx, zp_out_room(&ctx.out, header_size))
+    header_size = zp_map_header_size(c.n_children + with_name)
+    aw_room(ctx, header_size)
     header_pos = ctx.out.pos
     ctx.out.pos += header_size
     if with_name:
-        out_check(ctx, zp_out_raw(&ctx.out, c.name_entry, c.name_len))
+        aw_put_raw(ctx, c.name_entry, c.name_len)
         count += 1
-    aw_enter_level(ctx, c)
+    aw_enter(ctx, c, ZP_STEP_FIELD)
     for k in range(c.n_children):
         f = c.children[k]
-        ctx.path[c.level].kind = STEP_FIELD
         ctx.path[c.level].col = f
         if f.how == W_CONST:
             if f.const_len:
-                out_check(ctx, zp_out_raw(&ctx.out, f.const_bytes, f.const_len))
+                aw_put_raw(ctx, f.const_bytes, f.const_len)
                 count += 1
                 if f.deprecated:
                     f.deprecated_written = True
             continue
         key_pos = ctx.out.pos
-        out_check(ctx, zp_out_raw(&ctx.out, f.key, f.key_len))
+        aw_put_raw(ctx, f.key, f.key_len)
         written = aw_value(ctx, f, at, f.omit)
         if written:
             count += 1
@@ -888,13 +759,8 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
                 f.deprecated_written = True
         else:
             ctx.out.pos = key_pos
-    ctx.depth = c.level - 1
-    small = zp_map_header_room(count)
-    body = ctx.out.pos - header_pos - header_size
-    if small < header_size:
-        memmove(ctx.out.data + header_pos + small, ctx.out.data + header_pos + header_size, body)
-        ctx.out.pos -= header_size - small
-    zp_map_header_store(ctx.out.data + header_pos, count, small)
+    aw_leave(ctx, c)
+    ctx.out.pos = zp_close_map(ctx.out.data, header_pos, header_size, ctx.out.pos, count)
     return 1
 
 

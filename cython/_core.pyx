@@ -1,41 +1,45 @@
 # cython: language_level=3
 """zebrapack's compiled core.
 
-One extension built from these parts (msgpack-python's layout), included in this order:
+One extension built from these parts (msgpack-python's layout), included in this
+order:
 
-- ``zp_wire.h``, ``zp_civil.h``, ``zp_object.h``, ``zp_stack.h``: C
-  primitives (big-endian loads and stores, float bits, civil dates,
-  member-slot access, the thread's stack bounds); no Python objects are built
-  there. ``zp_freelist.h``: the memory of dropped records, kept for the next.
-  ``zp_path.h``: file names as the OS takes them (the columnar reader's sources).
-- ``zp_skip.h``, ``_skip.pxi``: stepping over a value (unknown fields), for the
-  decoder and the columnar reader alike.
-- ``zp_read.h``, ``_read.pxi``: reading a value's wire form (headers, integers,
-  floats, times, complex numbers, struct names and keys, interface{} checks,
-  lead-byte names) and the messages of its refusals, the rules of the decoder and
-  the columnar reader alike.
+- C headers, no Python objects built there: ``zp_wire.h`` (big-endian loads and
+  stores of words, float bits), ``zp_write.h`` (every msgpack store: integers,
+  lengths and headers, ext, time, complex, struct map headers; for the encoder and
+  the Arrow writer alike), ``zp_read.h`` (every msgpack read: headers, integers by
+  family and width, floats, times, complex numbers, struct names and keys,
+  interface{} checks, lead-byte names, and the messages of its refusals; for the
+  decoder and the columnar reader alike), ``zp_skip.h`` (stepping over a value, for
+  the decoder, the stream and the columnar reader), ``zp_trail.h`` (the steps of a
+  value tree, the one builder of every error's field path, the one nesting guard:
+  max_depth and the thread's C stack), ``zp_civil.h`` (civil dates),
+  ``zp_object.h`` (member-slot access), ``zp_stack.h`` (the thread's stack bounds),
+  ``zp_freelist.h`` (the memory of dropped records, kept for the next).
+- ``_skip.pxi``, ``_read.pxi``: ``zp_skip.h``'s skipper and ``zp_read.h``'s readers
+  declared, for the decoder and the columnar reader, each with its own raise.
 - ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
   fields by zid, kinds, nested plans, slot offsets).
-- ``_record.pxi``: the C bases of the record classes (allocation, the freelist,
-  the collector's tracking).
-- ``zp_trail.h``, ``_trail.pxi``: where a reader or writer is in the value tree:
-  the steps, the one path builder of every error's field path, and the one nesting
-  guard (max_depth, the thread's C stack); ``Trail``, the decoder's and encoder's.
-  ``zp_traceback.h``: the traceback of an error raised deep in a value, cut short
-  (CPython frees a traceback by recursion).
+- ``_record.pxi``: the C bases of the record classes (``RecordBase``,
+  ``FrozenRecordBase``).
+- ``_trail.pxi``: ``zp_trail.h`` declared, and ``Trail``, where the decoder or
+  encoder is in the value tree, for error paths and the nesting limits;
+  ``zp_traceback.h``: the traceback of an error raised deep in a value, cut short.
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
 - ``_stream.pxi``: ``StreamDecoder``, the push decoder of records that arrive in
   pieces (``Schema.stream_decoder``), finding their ends with the resumable skipper.
 - ``_scan.pxi``: ``skip_records``, record boundaries without a schema (the index).
-- ``zp_arrow.h``, ``_arrow_abi.pxi``: the Arrow C Data and C Stream Interface
-  (a stable ABI), for the columnar reader and writer; ``_arrow_schema.pxi``
-  exports zebrapack.arrow's type mapping as an ``ArrowSchema``;
-  ``zp_columnar.h``: growable column buffers, bitmaps, UTF-8 and CRC checks;
-  ``_arrow_read.pxi``, ``_arrow_stream.pxi``: the columnar reader (records
-  straight into Arrow buffers, without the GIL) and its sources and C stream;
-  ``_arrow_write.pxi``: the columnar writer (Arrow buffers to records).
+- The columnar side: ``zp_arrow.h``, ``_arrow_abi.pxi`` (the Arrow C Data and C
+  Stream Interface, a stable ABI); ``_arrow_schema.pxi`` (zebrapack.arrow's type
+  mapping exported as an ``ArrowSchema``); ``zp_columnar.h`` (growable column
+  buffers and bitmaps, UTF-8 checks, CRC32; the writer and the stream use it too),
+  ``_arrow_read.pxi`` (the columnar reader: records straight into Arrow buffers,
+  without the GIL, through ``zp_read.h`` and ``zp_trail.h``); ``zp_path.h``,
+  ``_arrow_stream.pxi`` (its sources, files opened by C, batches and C stream);
+  ``zp_arrow_write.h``, ``_arrow_write.pxi`` (the columnar writer: Arrow buffers to
+  records, without the GIL, through ``zp_write.h``).
 """
 
 cimport cython
@@ -88,6 +92,7 @@ from msgpack import ExtType as _MsgpackExtType
 from zebrapack._errors import DecodeError, EncodeError, TornTailError
 from zebrapack.values.ext import Ext
 from zebrapack.values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from zebrapack.values import gotime as _gotime
 from zebrapack.values.gotime import GoTime
 from zebrapack.values.timestamp import Timestamp
 
@@ -102,8 +107,6 @@ cdef extern from "zp_wire.h":
     void zp_store_u16(unsigned char *p, uint16_t v) noexcept nogil
     void zp_store_u32(unsigned char *p, uint32_t v) noexcept nogil
     void zp_store_u64(unsigned char *p, uint64_t v) noexcept nogil
-    Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) noexcept nogil
-    Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
     double zp_double_from_bits(uint64_t bits) noexcept nogil
     uint64_t zp_double_bits(double d) noexcept nogil
     double zp_double_from_f32_bits(uint32_t bits) noexcept nogil
@@ -111,7 +114,6 @@ cdef extern from "zp_wire.h":
     int zp_double_fits_f32(double d) noexcept nogil
     int zp_i64_fits_double(int64_t v) noexcept nogil
     int zp_u64_fits_double(uint64_t v) noexcept nogil
-    Py_ssize_t zp_store_ext_header(unsigned char *p, Py_ssize_t n, int8_t code, int fixext) noexcept nogil
     enum:
         ZP_NUMBER_NONE
         ZP_NUMBER_INT
@@ -121,6 +123,31 @@ cdef extern from "zp_wire.h":
     ctypedef struct zp_number:
         int family
         uint64_t bits
+
+# The msgpack stores of the encoder, the Arrow writer and the plans' keys.
+cdef extern from "zp_write.h":
+    enum:
+        ZP_NIL
+        ZP_FALSE
+        ZP_TRUE
+        ZP_STR
+        ZP_BIN
+        ZP_ARRAY
+        ZP_MAP
+    const Py_ssize_t ZP_MAX_LENGTH32     # 0xffffffff as a C constant: Cython compares that literal as a Python int
+    Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) noexcept nogil
+    Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
+    Py_ssize_t zp_store_f64(unsigned char *p, double d) noexcept nogil
+    Py_ssize_t zp_store_f32_bits(unsigned char *p, uint32_t bits) noexcept nogil
+    Py_ssize_t zp_store_header(unsigned char *p, int family, Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_map_header_size(Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_close_map(unsigned char *data, Py_ssize_t header_pos, Py_ssize_t header_size, Py_ssize_t end,
+                            Py_ssize_t count) noexcept nogil
+    Py_ssize_t zp_store_ext(unsigned char *p, int8_t code, const void *data, Py_ssize_t n, int fixext) noexcept nogil
+    Py_ssize_t zp_store_time(unsigned char *p, int64_t seconds, uint32_t nanos) noexcept nogil
+    Py_ssize_t zp_store_complex64(unsigned char *p, uint32_t real_bits, uint32_t imag_bits) noexcept nogil
+    Py_ssize_t zp_store_complex128(unsigned char *p, double real, double imag) noexcept nogil
     Py_ssize_t zp_store_number(unsigned char *p, const zp_number *n) noexcept nogil
 
 cdef extern from "zp_civil.h":
@@ -191,7 +218,7 @@ OPTIMIZED_BUILD = bool(ZP_OPTIMIZED_BUILD)
 
 # Immutable constants shared by every call (no mutable module state).
 cdef object _UTC = _datetime_module.timezone.utc
-cdef object _GO_ZERO_TIME = _datetime_module.datetime(1, 1, 1, tzinfo=_UTC)
+cdef object _GO_ZERO_TIME = _gotime.GO_ZERO_TIME
 cdef object _Timestamp = Timestamp
 cdef object _Ext = Ext
 cdef object _GoTime = GoTime

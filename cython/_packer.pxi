@@ -20,8 +20,6 @@ cdef struct Writer:
 
 cdef extern from "zp_wire.h":
     void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t n) noexcept
-    unsigned char *zp_store_str_header(unsigned char *p, Py_ssize_t n) noexcept
-    const Py_ssize_t ZP_MAX_LENGTH32     # 0xffffffff as a C constant: Cython compares that literal as a Python int
 
 
 cdef int writer_fail(Writer *w, str message) except -1:
@@ -117,74 +115,43 @@ cdef int put_unsigned(Writer *w, uint64_t v) except -1:
     return 0
 
 
-cdef int put_length_header(Writer *w, Py_ssize_t n, unsigned char fix_base, Py_ssize_t fix_max,
-                           unsigned char lead8, unsigned char lead16, unsigned char lead32) except -1:
-    """str/bin/array/map headers: the fix form up to fix_max, then 8 (if any), 16, 32 bits."""
+cdef int put_header(Writer *w, int family, Py_ssize_t n) except -1:
+    """A str, bin, array or map header (zp_store_header), within msgpack's limit."""
+    if n > ZP_MAX_LENGTH32:
+        return writer_fail(w, f"{n} elements or bytes exceed msgpack's 2**32-1 limit")
     ensure(w, 5)
-    cdef unsigned char *p = w.data + w.pos
-    if n <= fix_max:
-        p[0] = fix_base | <unsigned char>n
-        w.pos += 1
-    elif lead8 != 0 and n <= 0xff:
-        p[0] = lead8
-        p[1] = <unsigned char>n
-        w.pos += 2
-    elif n <= 0xffff:
-        p[0] = lead16
-        zp_store_u16(p + 1, <uint16_t>n)
-        w.pos += 3
-    elif n <= ZP_MAX_LENGTH32:
-        p[0] = lead32
-        zp_store_u32(p + 1, <uint32_t>n)
-        w.pos += 5
-    else:
-        writer_fail(w, f"{n} elements or bytes exceed msgpack's 2**32-1 limit")
+    w.pos += zp_store_header(w.data + w.pos, family, n)
     return 0
-
-
-cdef inline int put_str_header(Writer *w, Py_ssize_t n) except -1:
-    return put_length_header(w, n, 0xa0, 31, 0xd9, 0xda, 0xdb)
 
 
 cdef inline int put_str(Writer *w, const void *text, Py_ssize_t n) except -1:
     """A str of n UTF-8 bytes: header and text under one capacity check."""
     cdef unsigned char *p
-    if n > ZP_MAX_LENGTH32:                 # put_length_header raises msgpack's limit
-        put_str_header(w, n)
-        return put_raw(w, text, n)
+    if n > ZP_MAX_LENGTH32:                 # put_header raises msgpack's limit
+        return put_header(w, ZP_STR, n)
     if n + 5 > w.cap - w.pos:
         writer_grow(w, n + 5)
-    p = zp_store_str_header(w.data + w.pos, n)
-    zp_copy_short(p, text, n)
-    w.pos = (p - w.data) + n
+    w.pos += zp_store_str(w.data + w.pos, text, n)
     return 0
-
-
-cdef inline int put_bin_header(Writer *w, Py_ssize_t n) except -1:
-    return put_length_header(w, n, 0, -1, 0xc4, 0xc5, 0xc6)
 
 
 cdef inline int put_array_header(Writer *w, Py_ssize_t n) except -1:
     if n <= 15 and w.pos < w.cap:           # the fix form in line: most containers are short
-        w.data[w.pos] = 0x90 | <unsigned char>n
-        w.pos += 1
+        w.pos += zp_store_header(w.data + w.pos, ZP_ARRAY, n)
         return 0
-    return put_length_header(w, n, 0x90, 15, 0, 0xdc, 0xdd)
+    return put_header(w, ZP_ARRAY, n)
 
 
 cdef inline int put_map_header(Writer *w, Py_ssize_t n) except -1:
     if n <= 15 and w.pos < w.cap:
-        w.data[w.pos] = 0x80 | <unsigned char>n
-        w.pos += 1
+        w.pos += zp_store_header(w.data + w.pos, ZP_MAP, n)
         return 0
-    return put_length_header(w, n, 0x80, 15, 0, 0xde, 0xdf)
+    return put_header(w, ZP_MAP, n)
 
 
 cdef inline int put_f64(Writer *w, double d) except -1:
     ensure(w, 9)
-    w.data[w.pos] = 0xcb
-    zp_store_u64(w.data + w.pos + 1, zp_double_bits(d))
-    w.pos += 9
+    w.pos += zp_store_f64(w.data + w.pos, d)
     return 0
 
 
@@ -193,22 +160,13 @@ cdef int put_f32(Writer *w, TypePlan t, double d, object value) except -1:
     if zp_f32_bits_from_double(d, &bits) < 0:
         writer_fail(w, f"{_short_repr(value)} overflows {t.go}")
     ensure(w, 5)
-    w.data[w.pos] = 0xca
-    zp_store_u32(w.data + w.pos + 1, bits)
-    w.pos += 5
+    w.pos += zp_store_f32_bits(w.data + w.pos, bits)
     return 0
 
 
 cdef int put_time(Writer *w, int64_t seconds, uint32_t nanos) except -1:
-    """time.Time as the reference writes it: ext8, 12 bytes, type 5."""
     ensure(w, 15)
-    cdef unsigned char *p = w.data + w.pos
-    p[0] = 0xc7
-    p[1] = 12
-    p[2] = 5
-    zp_store_u64(p + 3, <uint64_t>seconds)
-    zp_store_u32(p + 11, nanos)
-    w.pos += 15
+    w.pos += zp_store_time(w.data + w.pos, seconds, nanos)
     return 0
 
 
@@ -295,7 +253,7 @@ cdef int write_float(Writer *w, TypePlan t, object value, bint omit) except -1:
 
 cdef int write_complex(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef double re, im
-    cdef uint32_t bits = 0
+    cdef uint32_t real_bits = 0, imag_bits = 0
     if PyComplex_Check(value):
         re = PyComplex_RealAsDouble(value)
         im = PyComplex_ImagAsDouble(value)
@@ -308,22 +266,14 @@ cdef int write_complex(Writer *w, TypePlan t, object value, bint omit) except -1
         return 0
     if t.kind == K_C128:
         ensure(w, 18)
-        w.data[w.pos] = 0xd8
-        w.data[w.pos + 1] = 4
-        zp_store_u64(w.data + w.pos + 2, zp_double_bits(re))
-        zp_store_u64(w.data + w.pos + 10, zp_double_bits(im))
-        w.pos += 18
+        w.pos += zp_store_complex128(w.data + w.pos, re, im)
         return 1
-    ensure(w, 10)
-    w.data[w.pos] = 0xd7
-    w.data[w.pos + 1] = 3
-    if zp_f32_bits_from_double(re, &bits) < 0:
+    if zp_f32_bits_from_double(re, &real_bits) < 0:
         writer_fail(w, f"real part of {value!r} overflows float32")
-    zp_store_u32(w.data + w.pos + 2, bits)
-    if zp_f32_bits_from_double(im, &bits) < 0:
+    if zp_f32_bits_from_double(im, &imag_bits) < 0:
         writer_fail(w, f"imaginary part of {value!r} overflows float32")
-    zp_store_u32(w.data + w.pos + 6, bits)
-    w.pos += 10
+    ensure(w, 10)
+    w.pos += zp_store_complex64(w.data + w.pos, real_bits, imag_bits)
     return 1
 
 
@@ -350,7 +300,7 @@ cdef int write_bin(Writer *w, TypePlan t, object value, bint omit) except -1:
             return writer_fail(w, f"expected {t.go}: {t.length} bytes, got {n}")
         if n == 0 and omit:
             return 0
-        put_bin_header(w, n)
+        put_header(w, ZP_BIN, n)
         put_raw(w, PyBytes_AS_STRING(value), n)
         return 1
     if PyUnicode_Check(value):
@@ -364,7 +314,7 @@ cdef int write_bin(Writer *w, TypePlan t, object value, bint omit) except -1:
             return writer_fail(w, f"expected {t.go}: {t.length} bytes, got {n}")
         if n == 0 and omit:
             return 0
-        put_bin_header(w, n)
+        put_header(w, ZP_BIN, n)
         put_raw(w, view.buf, n)
         return 1
     finally:
@@ -373,11 +323,11 @@ cdef int write_bin(Writer *w, TypePlan t, object value, bint omit) except -1:
 
 cdef int write_bool(Writer *w, TypePlan t, object value, bint omit) except -1:
     if value is True:
-        return put_byte(w, 0xc3) + 1
+        return put_byte(w, ZP_TRUE) + 1
     if value is False:
         if omit:
             return 0
-        return put_byte(w, 0xc2) + 1
+        return put_byte(w, ZP_FALSE) + 1
     return writer_type_error(w, t, value)
 
 
@@ -428,7 +378,7 @@ cdef int write_time(Writer *w, TypePlan t, object value, bint omit, bint field_l
 
 cdef int write_ext(Writer *w, TypePlan t, object value, bint omit) except -1:
     if value is None:           # never "empty" to the reference generator: nil is written
-        return put_byte(w, 0xc0) + 1
+        return put_byte(w, ZP_NIL) + 1
     if not isinstance(value, _ExtTypes):
         return writer_type_error(w, t, value)
     put_ext_value(w, value, w.fixext)
@@ -436,17 +386,19 @@ cdef int write_ext(Writer *w, TypePlan t, object value, bint omit) except -1:
 
 
 cdef int put_ext_value(Writer *w, object value, bint fixext) except -1:
-    """An Ext: its header (zp_store_ext_header; ``fixext``: the EncodeMsg forms), its data."""
+    """An Ext (zp_store_ext; ``fixext``: the EncodeMsg header forms)."""
+    cdef Py_ssize_t n
     code, data = value
     if not isinstance(code, int) or not -128 <= code <= 127:
         writer_fail(w, f"ext code {code!r} is not in -128..127")
     if not isinstance(data, bytes):
         writer_fail(w, f"ext data must be bytes, not {type(data).__name__}")
-    if PyBytes_GET_SIZE(data) > ZP_MAX_LENGTH32:
-        writer_fail(w, f"ext of {PyBytes_GET_SIZE(data)} bytes exceeds msgpack's 2**32-1 limit")
-    ensure(w, 6)
-    w.pos += zp_store_ext_header(w.data + w.pos, PyBytes_GET_SIZE(data), code, fixext)
-    return put_bytes_object(w, data)
+    n = PyBytes_GET_SIZE(data)
+    if n > ZP_MAX_LENGTH32:
+        writer_fail(w, f"ext of {n} bytes exceeds msgpack's 2**32-1 limit")
+    ensure(w, 6 + n)
+    w.pos += zp_store_ext(w.data + w.pos, code, PyBytes_AS_STRING(data), n, fixext)
+    return 0
 
 
 # -- msgp.Raw, msgp.Number ----------------------------------------------------------
@@ -463,7 +415,7 @@ cdef int write_raw(Writer *w, TypePlan t, object value) except -1:
     PyObject_GetBuffer(value, &view, PyBUF_SIMPLE)
     try:
         if view.len == 0:
-            return put_byte(w, 0xc0) + 1
+            return put_byte(w, ZP_NIL) + 1
         problem = raw_problem(<const unsigned char *>view.buf, view.len, trail_levels_left(&w.trail))
         if problem is not None:
             return writer_fail(w, f"{t.go} must hold exactly one msgpack value: {problem}")
@@ -478,6 +430,21 @@ cdef str raw_problem(const unsigned char *p, Py_ssize_t n, Py_ssize_t max_levels
     deep, as decode's own skip_value reads it (a msgp.Raw or preserved bytes, written
     verbatim, must read back), or None."""
     cdef Reader r
+    reader_over(&r, p, n, max_levels, None)
+    try:
+        read_back(&r, None)
+    except _DecodeError as exc:
+        inside = "" if exc.path == "$" else f", in {exc.path[1:]}"
+        return f"{exc.reason} (at byte {exc.offset}{inside})"
+    finally:
+        trail_release(&r.trail)
+    return None
+
+
+cdef void reader_over(Reader *r, const unsigned char *p, Py_ssize_t n, Py_ssize_t max_levels,
+                      Codec codec) noexcept:
+    """r set up to read back the n bytes at p, nested at most max_levels deep (error
+    offsets count from p): with the codec's plans and zero allowance when one is given."""
     r.buf = p
     r.pos = 0
     r.end = n
@@ -485,19 +452,24 @@ cdef str raw_problem(const unsigned char *p, Py_ssize_t n, Py_ssize_t max_levels
     r.strict = False
     r.truncated = False
     r.values_left = n
-    r.zeros_left = 0
-    r.plans = NULL
+    r.zeros_left = codec.zero_allowance if codec is not None else 0
+    r.plans = <PyObject *>codec._plans if codec is not None else NULL
     trail_init(&r.trail, max(max_levels, 1))
-    try:
-        skip_value(&r)
-        if r.pos != r.end:
-            reader_fail(&r, r.pos, f"{r.end - r.pos} bytes after the value")
-    except _DecodeError as exc:
-        inside = "" if exc.path == "$" else f", in {exc.path[1:]}"
-        return f"{exc.reason} (at byte {exc.offset}{inside})"
-    finally:
-        trail_release(&r.trail)
-    return None
+
+
+cdef int read_back(Reader *r, TypePlan t) except -1:
+    """Reads r's bytes (reader_over) as exactly one value, as decode reads one of t where t
+    is a named interface or a struct, else as it skips an unknown field's; raises the
+    DecodeError decode would."""
+    if t is not None and t.kind == K_IFACE:
+        read_iface(r, t, r.buf[0])
+    elif t is not None and t.kind == K_STRUCT:
+        read_struct(r, t.struct_plan, r.buf[0])
+    else:
+        skip_value(r)
+    if r.pos != r.end:
+        reader_fail(r, r.pos, f"{r.end - r.pos} bytes after the value")
+    return 0
 
 
 cdef int write_number(Writer *w, TypePlan t, object value) except -1:
@@ -581,7 +553,7 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
     if tp == &PyBool_Type:
         if kind != K_BOOL:
             return 0
-        put_byte(w, 0xc3 if <object>item is True else 0xc2)
+        put_byte(w, ZP_TRUE if <object>item is True else ZP_FALSE)
         return 1
     return 0
 
@@ -613,9 +585,7 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_
             if floats:
                 if Py_TYPE(<object>item) != &PyFloat_Type:
                     break
-                p[0] = 0xcb
-                zp_store_u64(p + 1, zp_double_bits(PyFloat_AS_DOUBLE(<object>item)))
-                p += 9
+                p += zp_store_f64(p, PyFloat_AS_DOUBLE(<object>item))
             else:
                 if Py_TYPE(<object>item) != &PyLong_Type:
                     break
@@ -699,13 +669,10 @@ cdef inline int write_ascii_number_entry(Writer *w, TypePlan elem, PyObject *key
         return 0
     if n + 14 > w.cap - w.pos:
         writer_grow(w, n + 14)
-    p = zp_store_str_header(w.data + w.pos, n)
-    zp_copy_short(p, PyUnicode_DATA(<object>key), n)
-    p += n
+    p = w.data + w.pos
+    p += zp_store_str(p, PyUnicode_DATA(<object>key), n)
     if kind == K_F64:
-        p[0] = 0xcb
-        zp_store_u64(p + 1, zp_double_bits(PyFloat_AS_DOUBLE(<object>value)))
-        p += 9
+        p += zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
     elif elem.is_signed:
         p += zp_store_signed(p, sv)
     else:
@@ -748,10 +715,6 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     if written != n or PyDict_GET_SIZE(value) != n:
         writer_fail(w, "dict changed size while it was encoded")
     return 1
-
-
-cdef Py_ssize_t map_header_size(Py_ssize_t n) noexcept:
-    return 1 if n <= 15 else 3 if n <= 0xffff else 5
 
 
 cdef inline bint is_plain_zero(FieldC *fc, PyObject *value) noexcept:
@@ -857,9 +820,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
         if field_room(w, fc, fc.wkey_len + 9, grow):
             return FIELD_GENERAL
         p = put_field_key(w, fc)
-        p[0] = 0xcb
-        zp_store_u64(p + 1, zp_double_bits(d))
-        p += 9
+        p += zp_store_f64(p, d)
     elif inline_kind == INLINE_ASCII:
         if tp != &PyUnicode_Type or not PyUnicode_IS_COMPACT_ASCII(<object>slot):
             return FIELD_GENERAL
@@ -870,15 +831,14 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
             return FIELD_GENERAL
         if field_room(w, fc, fc.wkey_len + 5 + n, grow):
             return FIELD_GENERAL
-        p = zp_store_str_header(put_field_key(w, fc), n)
-        zp_copy_short(p, PyUnicode_DATA(<object>slot), n)
-        p += n
+        p = put_field_key(w, fc)
+        p += zp_store_str(p, PyUnicode_DATA(<object>slot), n)
     elif inline_kind == INLINE_BOOL:
         if <object>slot is True:
             if field_room(w, fc, fc.wkey_len + 1, grow):
                 return FIELD_GENERAL
             p = put_field_key(w, fc)
-            p[0] = 0xc3
+            p[0] = ZP_TRUE
             p += 1
         elif <object>slot is False:
             if omit:
@@ -886,7 +846,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
             if field_room(w, fc, fc.wkey_len + 1, grow):
                 return FIELD_GENERAL
             p = put_field_key(w, fc)
-            p[0] = 0xc2
+            p[0] = ZP_FALSE
             p += 1
         else:
             return FIELD_GENERAL
@@ -906,26 +866,15 @@ cdef inline Py_ssize_t skip_zero_slots(FieldC *fields, Py_ssize_t j, Py_ssize_t 
 
 
 cdef inline Py_ssize_t open_struct_map(Writer *w, StructPlan sp, Py_ssize_t header_size, bint with_name) noexcept:
-    """Room for the map header left at w.pos (room for it and the name entry ensured),
-    then the -1 name entry if with_name; returns the entries written (0 or 1)."""
+    """Room for the map header left at w.pos (room for it and the name entry ensured;
+    zp_close_map stores it), then the -1 name entry if with_name; returns the entries
+    written (0 or 1)."""
     w.pos += header_size
     if not with_name:
         return 0
     zp_copy_short(w.data + w.pos, sp.name_entry_c, sp.name_entry_len)   # short: no libc call
     w.pos += sp.name_entry_len
     return 1
-
-
-cdef inline void close_struct_map(Writer *w, Py_ssize_t header_pos, Py_ssize_t header_size,
-                                  Py_ssize_t count) noexcept:
-    """The map header at header_pos for count entries. The header took room for every
-    field; the gap is closed if fewer were written."""
-    cdef Py_ssize_t small = map_header_size(count)
-    if small < header_size:
-        memmove(w.data + header_pos + small, w.data + header_pos + header_size,
-                w.pos - header_pos - header_size)
-        w.pos -= header_size - small
-    _store_map_header(w.data + header_pos, count, small)
 
 
 cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint inlined) except -1:
@@ -945,7 +894,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
     if sp.prologue:
         unknown = _struct_prologue(w, sp, obj)
         unknown_count = len(unknown)
-    header_size = map_header_size(sp.field_count + with_name + unknown_count)
+    header_size = zp_map_header_size(sp.field_count + with_name + unknown_count)
     ensure(w, header_size + sp.name_entry_len)
     header_pos = w.pos
     count = open_struct_map(w, sp, header_size, with_name)
@@ -1008,7 +957,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
         count += put_unknown_entry(w, unknown[next_unknown])
         next_unknown += 1
     trail_leave(&w.trail)
-    close_struct_map(w, header_pos, header_size, count)
+    w.pos = zp_close_map(w.data, header_pos, header_size, w.pos, count)
     return 1
 
 
@@ -1044,7 +993,7 @@ cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name)
     record (growing the buffer, raising what it raises). A root record needs no trail
     level: depth 1 is within every max_depth."""
     cdef Py_ssize_t start = w.pos
-    cdef Py_ssize_t header_size = map_header_size(sp.field_count + with_name)
+    cdef Py_ssize_t header_size = zp_map_header_size(sp.field_count + with_name)
     cdef Py_ssize_t count
     cdef FieldC *fc = sp.cfields
     cdef FieldC *end = fc + sp.field_count
@@ -1066,7 +1015,7 @@ cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name)
     if fc != end:
         w.pos = start
         return 0
-    close_struct_map(w, start, header_size, count)
+    w.pos = zp_close_map(w.data, start, header_size, w.pos, count)
     return 1
 
 
@@ -1142,7 +1091,7 @@ cdef int put_unknown_entry(Writer *w, tuple entry) except -1:
             writer_fail(w, f"{UNKNOWN_ATTR} key {key} is neither an int64 nor a uint64")
     else:
         encoded = (<str>key).encode("utf-8")
-        put_str_header(w, len(encoded))
+        put_header(w, ZP_STR, len(encoded))
         put_bytes_object(w, encoded)
     put_bytes_object(w, raw)
     return 1
@@ -1156,17 +1105,6 @@ cdef int check_raw_value(Writer *w, object key, bytes raw) except -1:
     if problem is not None:
         writer_fail(w, f"{UNKNOWN_ATTR}[{key!r}] is not one msgpack value: {problem}")
     return 0
-
-
-cdef void _store_map_header(unsigned char *p, Py_ssize_t n, Py_ssize_t size) noexcept:
-    if size == 1:
-        p[0] = 0x80 | <unsigned char>n
-    elif size == 3:
-        p[0] = 0xde
-        zp_store_u16(p + 1, <uint16_t>n)
-    else:
-        p[0] = 0xdf
-        zp_store_u32(p + 1, <uint32_t>n)
 
 
 cdef int warn_deprecated(StructPlan sp, FieldPlan fp) except -1:
@@ -1190,7 +1128,7 @@ cdef int write_named_struct(Writer *w, TypePlan t, object value, bint omit) exce
     if value is None:           # empty, as a nil pointer (golden/headerplus): written only where kept
         if omit:
             return 0
-        return put_byte(w, 0xc0) + 1
+        return put_byte(w, ZP_NIL) + 1
     plan = plan_of_instance(<dict>w.by_class, value)
     if plan is None:
         return writer_type_error(w, t, value, "not an instance of a struct of this schema")
@@ -1219,7 +1157,7 @@ cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
         if value is None:
             if omit:
                 return 0
-            return put_byte(w, 0xc0) + 1
+            return put_byte(w, ZP_NIL) + 1
         return write_value(w, t.elem, value, False)
     if kind == K_BYTES or kind == K_BYTEARRAY:
         return write_bin(w, t, value, omit)
@@ -1229,7 +1167,7 @@ cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
         # The reference generator treats interface{} fields as never empty
         # (gen/omitempty.go): a nil one is written as nil, as zpn/Prims_max shows.
         if value is None:
-            return put_byte(w, 0xc0) + 1
+            return put_byte(w, ZP_NIL) + 1
         return write_any(w, value)
     if kind == K_IFACE:
         return write_named_struct(w, t, value, omit)
@@ -1276,9 +1214,9 @@ cdef int write_any(Writer *w, object value) except -1:
         return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
     if tp != &PyDict_Type and tp != &PyList_Type:
         if value is None:
-            return put_byte(w, 0xc0) + 1
+            return put_byte(w, ZP_NIL) + 1
         if PyBool_Check(value):
-            return put_byte(w, 0xc3 if value is True else 0xc2) + 1
+            return put_byte(w, ZP_TRUE if value is True else ZP_FALSE) + 1
         if PyLong_Check(value) or PyFloat_Check(value):
             return put_go_number(w, value) + 1
         if PyUnicode_Check(value):
@@ -1378,9 +1316,9 @@ cdef int write_any_atom(Writer *w, PyObject *item) except -1:
             return 0
         return put_signed(w, sv) + 1
     if tp == &PyBool_Type:
-        return put_byte(w, 0xc3 if <object>item is True else 0xc2) + 1
+        return put_byte(w, ZP_TRUE if <object>item is True else ZP_FALSE) + 1
     if <object>item is None:
-        return put_byte(w, 0xc0) + 1
+        return put_byte(w, ZP_NIL) + 1
     return 0
 
 cdef int (*_write_any_atom)(Writer *, PyObject *) except -1
@@ -1403,23 +1341,20 @@ cdef int write_any_entry(Writer *w, PyObject *key, PyObject *value) except -1:
         return 0
     if n + 14 > w.cap - w.pos:              # the key's header and text, 9 for the value
         writer_grow(w, n + 14)
-    p = zp_store_str_header(w.data + w.pos, n)
-    zp_copy_short(p, PyUnicode_DATA(<object>key), n)
-    p += n
+    p = w.data + w.pos
+    p += zp_store_str(p, PyUnicode_DATA(<object>key), n)
     if tp == &PyFloat_Type:
-        p[0] = 0xcb
-        zp_store_u64(p + 1, zp_double_bits(PyFloat_AS_DOUBLE(<object>value)))
-        p += 9
+        p += zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
     elif tp == &PyLong_Type and zp_small_long(<object>value, &sv):
         p += zp_store_signed(p, sv)
     elif <object>value is True:
-        p[0] = 0xc3
+        p[0] = ZP_TRUE
         p += 1
     elif <object>value is False:
-        p[0] = 0xc2
+        p[0] = ZP_FALSE
         p += 1
     elif <object>value is None:
-        p[0] = 0xc0
+        p[0] = ZP_NIL
         p += 1
     else:
         w.pos = p - w.data

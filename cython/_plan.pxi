@@ -1,5 +1,5 @@
 # Plans: what the codec knows of each type, compiled once per schema at load
-# time from the model (zebrapack._model) and the classes values are built as.
+# time from the model (zebrapack.schema.model) and the classes values are built as.
 # The decoder and encoder only read them, apart from one hint per struct
 # (StructPlan.size_hint), read and written with relaxed atomics.
 
@@ -8,7 +8,8 @@ cdef extern from "zp_object.h":
 
 
 cdef enum:
-    # Plan kinds; 1-21 are the schema's primitive Zkinds.
+    # Plan kinds: the numbers of schema.model.Kind (tests/package/test_core_constants.py
+    # holds them equal); K_BYTEARRAY and K_UNUSABLE are the plans' own.
     K_BYTES = 1
     K_STRING = 2
     K_F32 = 3
@@ -45,8 +46,9 @@ cdef enum:
     BUILD_SLOTS = 0     # tp_alloc (or a freelist block), fill the member slots, then __post_init__ if any
     BUILD_CALL = 1      # cls(**fields)
 
-# Kinds whose schema number maps to a plan kind one to one.
-cdef set _PRIMITIVE_KINDS = set(range(1, 22)) | {K_RAW, K_NUMBER}
+# Kinds whose schema number is their plan kind (schema.model.SCALAR_KINDS): the
+# primitive Zkinds, msgp.Raw, msgp.Number.
+cdef frozenset _SCALAR_KINDS = frozenset(range(K_BYTES, K_EXT + 1)) | {K_RAW, K_NUMBER}
 
 
 @cython.final
@@ -205,25 +207,18 @@ cdef inline void record_encoded_size(StructPlan sp, Py_ssize_t size) noexcept:
 
 # -- compiling ------------------------------------------------------------------
 
-def _msgpack_int_key(Py_ssize_t value):
-    """The smallest signed encoding of a zid (the reference writes keys so)."""
-    if 0 <= value <= 0x7f:
-        return bytes([value])
-    if value <= 0x7fff:
-        return b"\xd1" + value.to_bytes(2, "big", signed=True)
-    return b"\xd2" + value.to_bytes(4, "big", signed=True)
+cdef bytes _stored_key(int64_t key):
+    """A struct map key (a zid, or -1: the name entry's) as the reference writes it: its
+    smallest signed form (zp_store_signed)."""
+    cdef unsigned char stored[9]
+    return PyBytes_FromStringAndSize(<const char *>stored, zp_store_signed(stored, key))
 
 
-def _msgpack_str(str text):
+cdef bytes _stored_str(str text):
+    """text as a msgpack str (zp_store_header)."""
+    cdef unsigned char header[5]
     data = text.encode("utf-8")
-    n = len(data)
-    if n <= 31:
-        return bytes([0xa0 | n]) + data
-    if n <= 0xff:
-        return b"\xd9" + bytes([n]) + data
-    if n <= 0xffff:
-        return b"\xda" + n.to_bytes(2, "big") + data
-    return b"\xdb" + n.to_bytes(4, "big") + data
+    return PyBytes_FromStringAndSize(<const char *>header, zp_store_header(header, ZP_STR, len(data))) + data
 
 
 cdef dict _INTEGER_RANGES = {
@@ -235,6 +230,9 @@ cdef dict _INTEGER_RANGES = {
     K_INT64: (True, INT64_MIN, INT64_MAX, 0),
 }
 
+# The zeros every record shares: schema.model.IMMUTABLE_ZEROS by plan kind (the core
+# imports nothing of the schema layer above it; tests/package/test_core_constants.py
+# holds the two equal), and an unusable field's, None.
 cdef dict _IMMUTABLE_ZEROS = {
     K_BYTES: b"", K_STRING: "", K_F32: 0.0, K_F64: 0.0, K_C64: 0j, K_C128: 0j,
     K_BOOL: False, K_INTF: None, K_TIME: _GO_ZERO_TIME, K_EXT: None, K_POINTER: None,
@@ -268,7 +266,7 @@ cdef TypePlan compile_type(object ref, dict structs, dict memo):
     memo[key] = plan
     plan.go = ref.go
     cdef int kind = int(ref.kind)
-    if kind in _PRIMITIVE_KINDS:
+    if kind in _SCALAR_KINDS:
         plan.kind = kind
     elif kind == K_STRUCT:
         plan.kind = K_STRUCT
@@ -313,7 +311,7 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     cdef StructPlan plan = StructPlan()
     plan.name = struct_def.name
     plan.name_utf8 = plan.name.encode("utf-8")
-    plan.name_entry = b"\xff" + _msgpack_str(plan.name)
+    plan.name_entry = _stored_key(-1) + _stored_str(plan.name)
     plan.name_entry_c = PyBytes_AS_STRING(plan.name_entry)
     plan.name_entry_len = PyBytes_GET_SIZE(plan.name_entry)
     plan.cls = cls
@@ -324,7 +322,8 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     return plan
 
 
-#: The attribute that carries unknown entries (zebrapack._classes.UNKNOWN_ATTR).
+#: The attribute that carries unknown entries (schema.model.UNKNOWN_ATTR; held equal
+#: by tests/package/test_core_constants.py).
 cdef str UNKNOWN_ATTR = "zebrapack_unknown"
 
 #: A struct's zid table covers zids below this many per field (plus 16).
@@ -377,9 +376,9 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         fp.type = compile_type(f.type, structs, memo) if not f.unusable else unusable_type(f)
         if f.zid < 0 and plan.without_zid is None:
             plan.without_zid = f.go_name
-        fp.zid_key = _msgpack_int_key(f.zid) if f.zid >= 0 else b""     # never written: see without_zid
+        fp.zid_key = _stored_key(f.zid) if f.zid >= 0 else b""     # never written: see without_zid
         fp.tag = f.tag_name.encode("utf-8")
-        fp.tag_key = _msgpack_str(f.tag_name)
+        fp.tag_key = _stored_str(f.tag_name)
         fp.offset = slot_offset(plan.cls, fp.attr)
         fp.time_field = fp.type.kind == K_TIME
         fp.omitempty = f.omit_empty
@@ -392,12 +391,12 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     # large zids are searched, so that memory follows the field count, not the zids.
     limit = min(max([fp.zid for fp in plan.fields] + [-1]) + 1, DENSE_ZIDS_PER_FIELD * len(plan.fields) + 16)
     plan.zid_limit = limit
-    sparse = [fp.zid for fp in plan.fields if fp.zid >= limit]
-    plan.sparse_count = len(sparse)
+    sparse_zids = [fp.zid for fp in plan.fields if fp.zid >= limit]
+    plan.sparse_count = len(sparse_zids)
     plan.sparse_zids = <Py_ssize_t *>PyMem_Malloc(max(plan.sparse_count, 1) * sizeof(Py_ssize_t))
     if plan.sparse_zids == NULL:
         raise MemoryError()
-    for i, zid in enumerate(sparse):
+    for i, zid in enumerate(sparse_zids):
         plan.sparse_zids[i] = zid
     flatten_fields(plan)
     plan.slots_readable = True
@@ -521,7 +520,8 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
 
 
 cdef flatten_fields(StructPlan plan):
-    """The C arrays beside `fields` / `msgp_fields` (FieldC), and zid_index."""
+    """The C arrays beside `fields` / `msgp_fields` (FieldC), and zid_index: a field
+    without a zid has none to look up."""
     cdef Py_ssize_t i, count = len(plan.fields)
     plan.field_count = count
     plan.cfields = <FieldC *>PyMem_Malloc(max(count, 1) * sizeof(FieldC))

@@ -1,5 +1,6 @@
-/* Wire primitives: big-endian loads and stores, float bit patterns.
- * Nothing here touches a Python object. */
+/* Wire primitives: big-endian loads and stores of words, float bit patterns, byte
+ * comparisons, msgp.Number's families and its load. The msgpack stores built on
+ * them are in zp_write.h. Nothing here touches a Python object. */
 #ifndef ZP_WIRE_H
 #define ZP_WIRE_H
 
@@ -147,8 +148,8 @@ static inline void zp_store_u64(unsigned char *p, uint64_t v) {
     zp_store_u32(p + 4, (uint32_t)v);
 }
 
-/* Always inlined: the integer writers are small, called once per value in the
- * hottest loops, and the compiler otherwise keeps them as calls in the large ones. */
+/* Always inlined: for the small stores called once per value in the hottest loops
+ * (zp_write.h), which the compiler otherwise keeps as calls in the large ones. */
 #if defined(__GNUC__) || defined(__clang__)
 #define ZP_ALWAYS_INLINE static inline __attribute__((always_inline))
 #elif defined(_MSC_VER)
@@ -156,60 +157,6 @@ static inline void zp_store_u64(unsigned char *p, uint64_t v) {
 #else
 #define ZP_ALWAYS_INLINE static inline
 #endif
-
-/* The smallest signed form of v at p (9 bytes of room): a fixint, then int8..int64;
- * never the uint family. Returns its size. */
-ZP_ALWAYS_INLINE Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) {
-    if (v >= -32 && v <= 127) {
-        p[0] = (unsigned char)(int8_t)v;
-        return 1;
-    }
-    if (v >= -128 && v <= 127) {
-        p[0] = 0xd0;
-        p[1] = (unsigned char)(int8_t)v;
-        return 2;
-    }
-    if (v >= -32768 && v <= 32767) {
-        p[0] = 0xd1;
-        zp_store_u16(p + 1, (uint16_t)(int16_t)v);
-        return 3;
-    }
-    if (v >= -2147483648LL && v <= 2147483647LL) {
-        p[0] = 0xd2;
-        zp_store_u32(p + 1, (uint32_t)(int32_t)v);
-        return 5;
-    }
-    p[0] = 0xd3;
-    zp_store_u64(p + 1, (uint64_t)v);
-    return 9;
-}
-
-/* The smallest unsigned form of v at p (9 bytes of room): a positive fixint, then
- * uint8..uint64. Returns its size. */
-ZP_ALWAYS_INLINE Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) {
-    if (v <= 127) {
-        p[0] = (unsigned char)v;
-        return 1;
-    }
-    if (v <= 0xff) {
-        p[0] = 0xcc;
-        p[1] = (unsigned char)v;
-        return 2;
-    }
-    if (v <= 0xffff) {
-        p[0] = 0xcd;
-        zp_store_u16(p + 1, (uint16_t)v);
-        return 3;
-    }
-    if (v <= 0xffffffffULL) {
-        p[0] = 0xce;
-        zp_store_u32(p + 1, (uint32_t)v);
-        return 5;
-    }
-    p[0] = 0xcf;
-    zp_store_u64(p + 1, v);
-    return 9;
-}
 
 static inline double zp_double_from_bits(uint64_t bits) {
     double d;
@@ -299,89 +246,16 @@ static inline void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t
     }
 }
 
-/* msgpack's largest length (str32, bin32, array32, map32). */
-#define ZP_MAX_LENGTH32 ((Py_ssize_t)0xffffffffLL)
-
-/* A str header for n <= 0xffffffff bytes at p (5 bytes of room): fixstr, str8,
- * str16, str32. Returns the position after it. */
-static inline unsigned char *zp_store_str_header(unsigned char *p, Py_ssize_t n) {
-    if (n <= 31) {
-        p[0] = (unsigned char)(0xa0 | n);
-        return p + 1;
-    }
-    if (n <= 0xff) {
-        p[0] = 0xd9;
-        p[1] = (unsigned char)n;
-        return p + 2;
-    }
-    if (n <= 0xffff) {
-        p[0] = 0xda;
-        zp_store_u16(p + 1, (uint16_t)n);
-        return p + 3;
-    }
-    p[0] = 0xdb;
-    zp_store_u32(p + 1, (uint32_t)n);
-    return p + 5;
-}
-
-/* Extension headers, as the reference runtime writes them: a payload of n bytes
- * (0..0xffffffff) of ext type code, the header at p (6 bytes of room); returns its
- * size. Its MarshalMsg path (msgp.AppendExtension, the default here) writes ext8
- * for every payload of 0..254 bytes: the switch over the fixext sizes falls through
- * to the length switch, which overwrites the lead byte. Its EncodeMsg path
- * (Writer.WriteExtension; fixext set) writes fixext1/2/4/8/16 for those sizes. Both
- * write ext8 only below 255 bytes and ext16 only below 65535, one less than the
- * msgpack spec allows. Complex and time values have their own fixed headers. */
-static inline Py_ssize_t zp_store_ext_header(unsigned char *p, Py_ssize_t n, int8_t code, int fixext) {
-    Py_ssize_t size;
-    if (fixext && (n == 1 || n == 2 || n == 4 || n == 8 || n == 16)) {
-        p[0] = (unsigned char)(n == 1 ? 0xd4 : n == 2 ? 0xd5 : n == 4 ? 0xd6 : n == 8 ? 0xd7 : 0xd8);
-        size = 1;
-    } else if (n < 0xff) {
-        p[0] = 0xc7;
-        p[1] = (unsigned char)n;
-        size = 2;
-    } else if (n < 0xffff) {
-        p[0] = 0xc8;
-        zp_store_u16(p + 1, (uint16_t)n);
-        size = 3;
-    } else {
-        p[0] = 0xc9;
-        zp_store_u32(p + 1, (uint32_t)n);
-        size = 5;
-    }
-    p[size] = (unsigned char)code;
-    return size + 1;
-}
-
 /* msgp.Number: a number that keeps its wire family, as the reference runtime's
  * Number reads and writes it. bits: the int64 (two's complement) of ZP_NUMBER_INT,
  * the uint64 of ZP_NUMBER_UINT, the float32 bits of ZP_NUMBER_F32, the float64 bits
- * of ZP_NUMBER_F64. zp_load_number (zp_read.h) reads it. */
+ * of ZP_NUMBER_F64. zp_load_number (zp_read.h) reads it, zp_store_number (zp_write.h)
+ * writes it. */
 enum { ZP_NUMBER_NONE = 0, ZP_NUMBER_INT = 1, ZP_NUMBER_UINT = 2, ZP_NUMBER_F32 = 3, ZP_NUMBER_F64 = 4 };
 
 typedef struct {
     int family;
     uint64_t bits;
 } zp_number;
-
-/* The number at p (9 bytes of room) as Number.MarshalMsg writes it: INT in the
- * smallest signed form, UINT in the smallest unsigned form (a positive fixint below
- * 128, which reads back as INT), F32 and F64 as float32 and float64. Returns its size. */
-static inline Py_ssize_t zp_store_number(unsigned char *p, const zp_number *n) {
-    if (n->family == ZP_NUMBER_UINT)
-        return zp_store_unsigned(p, n->bits);
-    if (n->family == ZP_NUMBER_F32) {
-        p[0] = 0xca;
-        zp_store_u32(p + 1, (uint32_t)n->bits);
-        return 5;
-    }
-    if (n->family == ZP_NUMBER_F64) {
-        p[0] = 0xcb;
-        zp_store_u64(p + 1, n->bits);
-        return 9;
-    }
-    return zp_store_signed(p, (int64_t)n->bits);
-}
 
 #endif

@@ -7,6 +7,7 @@
 //	zpeer roundtrip SCHEMA TYPE
 //	zpeer dump SCHEMA TYPE
 //	zpeer tcp-send SCHEMA TYPE SEED [torn], zpeer tcp-receive SCHEMA TYPE (tcp.go)
+//	zpeer msgp-bench (msgpbench.go: tinylib/msgp's generated code timed on A records)
 //
 // SCHEMA is zp (struct names on the wire), zpn (the same structs without
 // them), evo1 or evo2 (tests/vectors/schemas), one of the golden schemas
@@ -86,6 +87,9 @@ var commands = map[string]func(records []byte, newRecord func() wire.Record, str
 func main() {
 	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "tcp-") {
 		os.Exit(tcpCommand(os.Args[1:])) // tcp.go
+	}
+	if len(os.Args) == 2 && os.Args[1] == "msgp-bench" {
+		os.Exit(msgpBenchMain()) // msgpbench.go
 	}
 	if len(os.Args) != 4 {
 		fmt.Fprintln(os.Stderr, "usage: zpeer roundtrip|dump SCHEMA TYPE")

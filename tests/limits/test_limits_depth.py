@@ -49,7 +49,6 @@ def node_input(depth: int) -> bytes:
     return (b"\x82" + name_entry("Node") + b"\x00\x81\xa1k") * (depth // 2) + b"\x80"
 
 
-
 def test_default_max_depth_is_high_enough_for_the_vectors() -> None:
     assert zebrapack.DEFAULT_MAX_DEPTH == 1000
     assert vector_schema("zp.z").max_depth == zebrapack.DEFAULT_MAX_DEPTH

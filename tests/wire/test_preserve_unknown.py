@@ -146,3 +146,16 @@ def test_unknown_entry_whose_zid_the_schema_knows_yields_to_the_field(evo1: zebr
     data = evo1.encode(person)
     assert evo1.decode(data) == person
     assert data.count(b"\x02\xa1e") == 1 and b"\x02\x2a" not in data and data.endswith(b"\x07\xc3")
+
+
+def test_unknown_entry_whose_zid_a_sparse_field_has_yields_to_the_field() -> None:
+    # A zid far above the others is looked up by search, not in the dense table: the
+    # field it names is known all the same.
+    document = json.loads((SCHEMAS / "evo1.z.json").read_text())
+    document["Structs"]["Person"]["Fields"][2]["Zid"] = 65535
+    schema = zebrapack.load(document, preserve_unknown=True)
+    person = schema.types.Person(Name="n", Email="e")
+    person.zebrapack_unknown = {65535: b"\x2a", 7: b"\xc3"}
+    data = schema.encode(person)
+    assert data == b"\x84\xff\xa6Person\x00\xa1n\x07\xc3\xd2\x00\x00\xff\xff\xa1e"
+    assert schema.decode(data) == person

@@ -1,5 +1,5 @@
 """Python source for the parts of the model that are Python objects: annotations
-(typing objects) and zero values (values and factories), as ``_classes`` makes them."""
+(typing objects) and zero values (values and factories), as ``schema.classes`` makes them."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from ..schema.classes import GO_ZERO_TIME, ArrayZero
+from ..schema.classes import ArrayZero
 from ..values.ext import Ext
+from ..values.gotime import GO_ZERO_TIME
 from .model import StructRef, alias_of
 
 #: How the module spells the objects it imports, and the import each needs.

@@ -1,7 +1,7 @@
 """The model of a generated module: what ``emit`` writes, decided from the schema.
 
 Annotations and zero values come from the rules that build ``schema.types``
-at run time (``zebrapack._classes``), applied to ``StructRef`` stand-ins for
+at run time (``zebrapack.schema.classes``), applied to ``StructRef`` stand-ins for
 the generated classes, so a generated module and the runtime classes agree.
 Names are settled here too: a name the module itself uses cannot be a struct,
 and a struct a class refers to while one of its fields carries the same name

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from ..values.ext import Ext
 from .model import (
     BYTE_KINDS,
+    IMMUTABLE_ZEROS,
     INTEGER_KINDS,
     UNKNOWN_ATTR,
     Kind,
@@ -28,16 +29,6 @@ from .model import (
     value_dependency_order,
 )
 from .pickling import GeneratedRecord
-
-#: Go's zero time.Time where a time sits inside a container.
-GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
-
-_IMMUTABLE_ZEROS: dict[Kind, object] = {
-    Kind.BYTES: b"", Kind.STRING: "", Kind.FLOAT32: 0.0, Kind.FLOAT64: 0.0,
-    Kind.COMPLEX64: 0j, Kind.COMPLEX128: 0j, Kind.BOOL: False, Kind.TIME: GO_ZERO_TIME,
-    Kind.INTF: None, Kind.EXT: None, Kind.IDENT_IFACE: None, Kind.POINTER: None,
-    Kind.RAW: b"", Kind.NUMBER: 0,
-}
 
 _SCALAR_ANNOTATIONS: dict[Kind, Any] = {
     Kind.BYTES: bytes, Kind.STRING: str, Kind.FLOAT32: float, Kind.FLOAT64: float,
@@ -50,8 +41,8 @@ _SCALAR_ANNOTATIONS: dict[Kind, Any] = {
 def zero_factory(type_ref: TypeRef, classes: Mapping[str, type]) -> tuple[bool, Any]:
     """(True, value) when the zero is immutable, else (False, a callable making one)."""
     kind = type_ref.kind
-    if kind in _IMMUTABLE_ZEROS:
-        return True, _IMMUTABLE_ZEROS[kind]
+    if kind in IMMUTABLE_ZEROS:
+        return True, IMMUTABLE_ZEROS[kind]
     if kind in INTEGER_KINDS:
         return True, 0
     if kind == Kind.SLICE:

@@ -40,6 +40,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .._errors import SchemaError
+from ..values.gotime import GO_ZERO_TIME
 from .type_spelling import GoType, GoTypeSyntaxError, parse_go_type
 
 #: Largest zid accepted (Cap'n Proto's ordinal limit); zids index dense tables.
@@ -121,6 +122,15 @@ MSGP_RUNTIME_KINDS: Mapping[str, Kind] = MappingProxyType({"Raw": Kind.RAW, "Num
 GO_RUNTIME_NAMES: Mapping[Kind, str] = MappingProxyType({kind: f"msgp.{name}" for name, kind in MSGP_RUNTIME_KINDS.items()})
 #: The kinds a value of which is one msgpack value with no inner schema type.
 SCALAR_KINDS = PRIMITIVE_KINDS | frozenset(GO_RUNTIME_NAMES)
+#: The zero of each kind whose zero is one immutable value (integers' is 0), which
+#: every record shares: the generated classes' defaults and what the compiled core gives
+#: a field a record leaves out.
+IMMUTABLE_ZEROS: Mapping[Kind, object] = MappingProxyType({
+    Kind.BYTES: b"", Kind.STRING: "", Kind.FLOAT32: 0.0, Kind.FLOAT64: 0.0,
+    Kind.COMPLEX64: 0j, Kind.COMPLEX128: 0j, Kind.BOOL: False, Kind.TIME: GO_ZERO_TIME,
+    Kind.INTF: None, Kind.EXT: None, Kind.IDENT_IFACE: None, Kind.POINTER: None,
+    Kind.RAW: b"", Kind.NUMBER: 0,
+})
 
 
 @dataclass(frozen=True)

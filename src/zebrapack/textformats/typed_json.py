@@ -48,11 +48,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from ..schema.classes import GO_ZERO_TIME
 from ..schema.model import BYTE_KINDS, INTEGER_KINDS, Kind, StructDef, TypeRef
 from ..values.ext import Ext
 from ..values.gonumbers import GoComplex64, GoFloat32, GoUint64
-from ..values.gotime import GoTime
+from ..values.gotime import GO_ZERO_TIME, GoTime
 from ..values.timestamp import Timestamp
 
 if TYPE_CHECKING:

@@ -21,6 +21,9 @@ _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
 _NANOS_PER_SECOND = 1_000_000_000
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+#: Go's zero time.Time (0001-01-01T00:00:00Z) as a datetime: what decoding gives for it
+#: where a time sits inside a container (a time field gives None).
+GO_ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
 #: Unix seconds of 0001-01-01T00:00:00Z and of 9999-12-31T23:59:59Z: what a datetime holds.
 DATETIME_MIN_SECONDS = -62135596800
 DATETIME_MAX_SECONDS = 253402300799
