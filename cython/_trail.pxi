@@ -169,17 +169,22 @@ cdef void trail_release(Trail *t) noexcept:
 
 cdef str trail_path(Trail *t):
     """The field path, e.g. Compound.Inners[2].X or $[3] when no struct is known (zp_path_write)."""
+    return path_text(<object>t.root if t.root != NULL else None, t.entries, t.guard.depth, trail_spell, NULL)
+
+
+cdef str path_text(str root, const zp_step *steps, int64_t depth, zp_step_spell spell, void *owner):
+    """zp_path_write's path as a str, whatever its length (the trail's, the Arrow writer's)."""
     cdef char small[TRAIL_PATH_SMALL]
     cdef char *text
-    cdef const char *root = PyUnicode_AsUTF8AndSize(<object>t.root, NULL) if t.root != NULL else NULL
-    cdef int64_t n = zp_path_write(small, sizeof(small), root, t.entries, t.guard.depth, trail_spell, NULL)
+    cdef const char *root_c = PyUnicode_AsUTF8AndSize(root, NULL) if root is not None else NULL
+    cdef int64_t n = zp_path_write(small, sizeof(small), root_c, steps, depth, spell, owner)
     if n < TRAIL_PATH_SMALL:
         return small[:n].decode("utf-8", "surrogatepass")
     text = <char *>PyMem_Malloc(n + 1)
     if text == NULL:
         raise MemoryError()
     try:
-        zp_path_write(text, n + 1, root, t.entries, t.guard.depth, trail_spell, NULL)
+        zp_path_write(text, n + 1, root_c, steps, depth, spell, owner)
         return text[:n].decode("utf-8", "surrogatepass")
     finally:
         PyMem_Free(text)
@@ -187,15 +192,22 @@ cdef str trail_path(Trail *t):
 
 cdef int64_t trail_spell(void *owner, const zp_step *step, char *out, int64_t room) noexcept:
     """A trail step's field name (its FieldPlan's) or map key (its repr, shortened), for zp_path_write."""
-    cdef Py_ssize_t n = 0
-    cdef const char *utf8
     try:
         if step.kind == ZP_STEP_FIELD:
             text = (<FieldPlan>step.ref).name
         else:
             text = "<key>" if step.ref == NULL else _short_repr(<object>step.ref)
-        encoded = (<str>text).encode("utf-8", "surrogatepass")
     except Exception:                   # a key whose repr fails: named as an unknown key
+        text = "<key>"
+    return spell_text(text, out, room)
+
+
+cdef int64_t spell_text(str text, char *out, int64_t room) noexcept:
+    """A step's text for zp_path_write: its UTF-8 copied into out as far as room goes; its length."""
+    cdef Py_ssize_t n
+    try:
+        encoded = text.encode("utf-8", "surrogatepass")
+    except Exception:
         encoded = b"<key>"
     n = len(encoded)
     if room > 0:
