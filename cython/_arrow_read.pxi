@@ -6,16 +6,17 @@
 # walks the wire with the builders, appending values; nothing here builds a
 # Python object or needs the GIL, so a batch decodes with the GIL released, on
 # any thread. Every length read from the wire is checked against the bytes
-# left before use; nesting is limited by the schema's max_depth. Errors leave
-# their reason, the field path (spelled as decode spells it) and the byte
-# offset in the Dec state; the caller turns them into a DecodeError or the C
-# stream's last error.
+# left before use (zp_read.h, the decoder's rules); nesting is limited by the
+# schema's max_depth and the thread's C stack (zp_trail.h, the decoder's guard).
+# Errors leave their reason, the field path (zp_trail.h's builder, spelled as
+# decode spells it) and the byte offset in the Dec state; the caller turns them
+# into a DecodeError or the C stream's last error.
 
 from libc.stdio cimport snprintf
 from libc.string cimport strlen
 
 
-cdef extern from "zp_arrow_read.h":
+cdef extern from "zp_columnar.h":
     ctypedef struct zp_buf:
         uint8_t *ptr
         int64_t len
@@ -64,6 +65,7 @@ cdef enum:
 cdef enum:
     MESSAGE_SIZE = 512
     PATH_SIZE = 1024
+    DEC_SHALLOW = 32        # levels a record nests before the reader asks the thread's stack (zp_depth)
 
 
 cdef struct Col:
@@ -93,8 +95,7 @@ cdef struct Col:
     # structs
     int32_t *by_zid         # child index per zid, -1: unknown or not chosen
     int64_t zid_limit
-    char **tags             # each child's FieldTagName (msgp-mode keys)
-    int64_t *tag_lens
+    zp_name *tags           # each child's FieldTagName (msgp-mode keys)
     char *struct_name
     int64_t struct_name_len
     uint64_t visit
@@ -108,12 +109,6 @@ cdef struct Col:
     char **unusable_messages
 
 
-cdef struct PathStep:
-    int kind                # P_FIELD, P_INDEX, P_KEY, P_ZID (_trail.pxi)
-    const char *name
-    int64_t index           # list index, zid; for keys the key's offset in buf (-1 while it is read)
-
-
 cdef struct Dec:
     const unsigned char *buf
     int64_t pos
@@ -125,9 +120,9 @@ cdef struct Dec:
     bint failed
     int64_t held            # bytes allocated by the column buffers in this batch
     int64_t used            # bytes of values appended in this batch (batch_bytes)
-    int64_t depth
-    int64_t max_depth
-    PathStep *steps         # max_depth + 2 entries
+    zp_depth guard          # nesting (zp_trail.h): max_depth, the thread's C stack
+    zp_step *steps          # max_depth + 2 entries (zp_trail.h): FIELD's ref the field's name (char *),
+                            # KEY's index the key's offset in buf (-1 while it is read)
     zp_skip_level *skip_levels  # dec_skip's stack, by depth (max_depth + 2)
     const char *root
     char **struct_names     # the schema's structs (named interfaces)
@@ -142,53 +137,34 @@ cdef struct Dec:
 
 # -- errors -------------------------------------------------------------------------
 
-cdef const char *lead_name(unsigned char b) noexcept nogil:
-    """The msgpack name of a lead byte (wire_type_name's C twin)."""
-    if b <= 0x7f:
-        return "positive fixint"
-    if b <= 0x8f:
-        return "map"
-    if b <= 0x9f:
-        return "array"
-    if b <= 0xbf:
-        return "str"
-    if b >= 0xe0:
-        return "negative fixint"
-    return _LEAD_C_NAMES[b - 0xc0]
-
-cdef const char *_LEAD_C_NAMES[32]
-_LEAD_C_NAMES[:] = [
-    "nil", "the never-used byte 0xc1", "bool", "bool", "bin8", "bin16", "bin32",
-    "ext8", "ext16", "ext32", "float32", "float64", "uint8", "uint16", "uint32", "uint64",
-    "int8", "int16", "int32", "int64", "fixext1", "fixext2", "fixext4", "fixext8",
-    "fixext16", "str8", "str16", "str32", "array16", "array32", "map16", "map32",
-]
-
-
 cdef inline const char *or_text(const char *text, const char *otherwise) noexcept nogil:
     return text if text != NULL else otherwise
 
 
-cdef int64_t path_append(char *out, int64_t at, const char *text, int64_t n) noexcept nogil:
-    if n < 0:
-        n = <int64_t>strlen(text)
-    if at + n >= PATH_SIZE - 4:
-        n = PATH_SIZE - 4 - at
-        if n < 0:
-            n = 0
-    memcpy(out + at, text, n)
-    return at + n
-
-
-cdef int64_t path_key(Dec *d, char *out, int64_t at, int64_t key_at) noexcept nogil:
-    """A map key as decode's path shows it (Python's repr, shortened)."""
+cdef int64_t dec_spell(void *owner, const zp_step *step, char *out, int64_t room) noexcept nogil:
+    """A step's field name (its ref) or map key (dec_key_text), for zp_path_write."""
     cdef char tmp[96]
+    cdef const char *text = <const char *>step.ref
+    cdef int64_t n
+    if step.kind == ZP_STEP_KEY:
+        n = dec_key_text(<Dec *>owner, step.index, tmp)
+        text = tmp
+    else:
+        n = <int64_t>strlen(text)
+    if room > 0:
+        memcpy(out, text, n if n < room else room)
+    return n
+
+
+cdef int64_t dec_key_text(Dec *d, int64_t key_at, char *tmp) noexcept nogil:
+    """The map key at key_at as decode's path shows it (Python's repr, shortened) into
+    tmp (96 bytes); returns its length."""
     cdef unsigned char b, c
     cdef int64_t n = 0, i, header = 0, length = 0
     cdef int64_t sv = 0
     cdef uint64_t uv = 0
     if key_at < 0 or key_at >= d.end:
-        return path_append(out, at, "[<key>]", -1)
+        return key_text(tmp, "<key>")
     b = d.buf[key_at]
     if (b & 0xe0) == 0xa0 or 0xd9 <= b <= 0xdb:
         if (b & 0xe0) == 0xa0:
@@ -200,14 +176,13 @@ cdef int64_t path_key(Dec *d, char *out, int64_t at, int64_t key_at) noexcept no
         elif b == 0xdb and key_at + 5 <= d.end:
             length, header = zp_load_u32(d.buf + key_at + 1), 5
         else:
-            return path_append(out, at, "[<key>]", -1)
+            return key_text(tmp, "<key>")
         if key_at + header + length > d.end:
             length = d.end - key_at - header
-        tmp[0] = b"["
-        tmp[1] = b"'"
-        n = 2
+        tmp[0] = b"'"
+        n = 1
         for i in range(length):
-            if n > 57:
+            if n > 56:
                 memcpy(tmp + n, b"...", 3)
                 n += 3
                 break
@@ -221,64 +196,31 @@ cdef int64_t path_key(Dec *d, char *out, int64_t at, int64_t key_at) noexcept no
             else:
                 tmp[n] = c
                 n += 1
-        if n <= 60:
+        if n <= 59:
             tmp[n] = b"'"
             n += 1
-        tmp[n] = b"]"
-        return path_append(out, at, tmp, n + 1)
+        return n
     if b <= 0x7f or b >= 0xe0:
         sv = b if b <= 0x7f else <int8_t>b
-        n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>sv)
-    elif 0xcc <= b <= 0xd3 and key_at + 1 + (1 << ((b - 0xcc) & 3)) <= d.end:
-        if b == 0xcc:
-            uv = d.buf[key_at + 1]
-        elif b == 0xcd:
-            uv = zp_load_u16(d.buf + key_at + 1)
-        elif b == 0xce:
-            uv = zp_load_u32(d.buf + key_at + 1)
-        elif b == 0xcf:
-            uv = zp_load_u64(d.buf + key_at + 1)
+        return snprintf(tmp, 96, "%lld", <long long>sv)
+    if 0xcc <= b <= 0xd3 and key_at + 1 + (1 << ((b - 0xcc) & 3)) <= d.end:
         if b >= 0xd0:
-            if b == 0xd0:
-                sv = <int8_t>d.buf[key_at + 1]
-            elif b == 0xd1:
-                sv = <int16_t>zp_load_u16(d.buf + key_at + 1)
-            elif b == 0xd2:
-                sv = <int32_t>zp_load_u32(d.buf + key_at + 1)
-            else:
-                sv = zp_load_i64(d.buf + key_at + 1)
-            n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>sv)
-        else:
-            n = snprintf(tmp, sizeof(tmp), "[%llu]", <unsigned long long>uv)
-    elif b == 0xc2 or b == 0xc3:
-        return path_append(out, at, "[True]" if b == 0xc3 else "[False]", -1)
-    else:
-        return path_append(out, at, "[<key>]", -1)
-    return path_append(out, at, tmp, n)
+            return snprintf(tmp, 96, "%lld", <long long>zp_load_int_family(b, d.buf + key_at + 1))
+        return snprintf(tmp, 96, "%llu", <unsigned long long>zp_load_uint_family(b, d.buf + key_at + 1))
+    if b == 0xc2 or b == 0xc3:
+        return key_text(tmp, "True" if b == 0xc3 else "False")
+    return key_text(tmp, "<key>")
+
+
+cdef inline int64_t key_text(char *tmp, const char *text) noexcept nogil:
+    cdef int64_t n = <int64_t>strlen(text)
+    memcpy(tmp, text, n)
+    return n
 
 
 cdef void dec_build_path(Dec *d) noexcept nogil:
-    cdef int64_t at = 0, i
-    cdef char tmp[48]
-    cdef int n
-    cdef PathStep *step
-    at = path_append(d.path, at, or_text(d.root, "$"), -1)
-    for i in range(1, d.depth + 1):
-        step = &d.steps[i]
-        if step.kind == P_FIELD:
-            at = path_append(d.path, at, ".", 1)
-            at = path_append(d.path, at, step.name, -1)
-        elif step.kind == P_INDEX:
-            n = snprintf(tmp, sizeof(tmp), "[%lld]", <long long>step.index)
-            at = path_append(d.path, at, tmp, n)
-        elif step.kind == P_KEY:
-            at = path_key(d, d.path, at, step.index)
-        elif step.kind == P_ZID:
-            n = snprintf(tmp, sizeof(tmp), ".<zid %lld>", <long long>step.index)
-            at = path_append(d.path, at, tmp, n)
-        else:
-            break
-    d.path[at] = 0
+    """d.path: the field path of the steps (zp_path_write), cut to PATH_SIZE - 4 bytes."""
+    zp_path_write(d.path, PATH_SIZE - 3, d.root, d.steps, d.guard.depth, dec_spell, d)
 
 
 cdef int dec_fail(Dec *d, int64_t at) noexcept nogil:
@@ -291,9 +233,16 @@ cdef int dec_fail(Dec *d, int64_t at) noexcept nogil:
 
 cdef int dec_truncated(Dec *d, int64_t at, int64_t needed) noexcept nogil:
     d.truncated = True
-    snprintf(d.message, MESSAGE_SIZE, "input ends inside a value: %lld bytes needed, %lld left",
-             <long long>needed, <long long>(d.end - at))
+    zp_short_message(d.message, MESSAGE_SIZE, needed, d.end - at)
     return dec_fail(d, at)
+
+
+cdef int dec_refused(Dec *d, int status, const zp_head *h, const char *go, const char *name) noexcept nogil:
+    """A zp_read.h refusal of the value at d.pos, in its words (go, name: see zp_read_message)."""
+    if status == ZP_READ_SHORT:
+        return dec_truncated(d, d.pos + h.at, h.needed)
+    zp_read_message(d.message, MESSAGE_SIZE, status, d.buf + d.pos, d.end - d.pos, h, go, name)
+    return dec_fail(d, d.pos)
 
 
 cdef inline int dec_need(Dec *d, int64_t n) noexcept nogil:
@@ -303,7 +252,7 @@ cdef inline int dec_need(Dec *d, int64_t n) noexcept nogil:
 
 
 cdef int dec_type_error(Dec *d, const char *expected, unsigned char b) noexcept nogil:
-    snprintf(d.message, MESSAGE_SIZE, "expected %s, found %s", expected, lead_name(b))
+    snprintf(d.message, MESSAGE_SIZE, "expected %s, found %s", expected, zp_lead_name(b))
     return dec_fail(d, d.pos)
 
 
@@ -313,180 +262,18 @@ cdef int dec_no_memory(Dec *d) noexcept nogil:
 
 
 cdef inline int dec_enter(Dec *d) noexcept nogil:
-    if d.depth + 1 > d.max_depth:
-        snprintf(d.message, MESSAGE_SIZE, "nesting deeper than max_depth=%lld", <long long>d.max_depth)
-        return dec_fail(d, d.pos)
-    d.depth += 1
-    d.steps[d.depth].kind = P_NONE
+    """One level deeper (zp_depth_enter: max_depth, the thread's C stack); -1 failed."""
+    if not zp_depth_enter(&d.guard) and not (zp_depth_wants_room(&d.guard)
+                                             and zp_depth_grown(&d.guard, d.guard.max_depth + 1)):
+        return dec_too_deep(d)
+    d.steps[d.guard.depth].kind = ZP_STEP_NONE
     return 0
 
 
-# -- wire headers -----------------------------------------------------------------
-
-cdef inline int64_t dec_str_length(Dec *d, unsigned char b, int64_t *header) noexcept nogil:
-    """Byte length of the str at d.pos, checked; -1: not a str; -2: failed."""
-    cdef int64_t n
-    if (b & 0xe0) == 0xa0:
-        n = b & 0x1f
-        header[0] = 1
-    elif b == 0xd9:
-        if dec_need(d, 2) < 0:
-            return -2
-        n = d.buf[d.pos + 1]
-        header[0] = 2
-    elif b == 0xda:
-        if dec_need(d, 3) < 0:
-            return -2
-        n = zp_load_u16(d.buf + d.pos + 1)
-        header[0] = 3
-    elif b == 0xdb:
-        if dec_need(d, 5) < 0:
-            return -2
-        n = zp_load_u32(d.buf + d.pos + 1)
-        header[0] = 5
-    else:
-        return -1
-    if dec_need(d, header[0] + n) < 0:
-        return -2
-    return n
-
-
-cdef inline int64_t dec_bin_length(Dec *d, unsigned char b, int64_t *header) noexcept nogil:
-    cdef int64_t n
-    if b == 0xc4:
-        if dec_need(d, 2) < 0:
-            return -2
-        n = d.buf[d.pos + 1]
-        header[0] = 2
-    elif b == 0xc5:
-        if dec_need(d, 3) < 0:
-            return -2
-        n = zp_load_u16(d.buf + d.pos + 1)
-        header[0] = 3
-    elif b == 0xc6:
-        if dec_need(d, 5) < 0:
-            return -2
-        n = zp_load_u32(d.buf + d.pos + 1)
-        header[0] = 5
-    else:
-        return -1
-    if dec_need(d, header[0] + n) < 0:
-        return -2
-    return n
-
-
-cdef inline int64_t dec_ext_length(Dec *d, unsigned char b, int64_t *header) noexcept nogil:
-    """Data length of the ext at d.pos (its type byte at d.pos + header - 1)."""
-    cdef int64_t n
-    if 0xd4 <= b <= 0xd8:
-        n = 1 << (b - 0xd4)
-        header[0] = 2
-    elif b == 0xc7:
-        if dec_need(d, 3) < 0:
-            return -2
-        n = d.buf[d.pos + 1]
-        header[0] = 3
-    elif b == 0xc8:
-        if dec_need(d, 4) < 0:
-            return -2
-        n = zp_load_u16(d.buf + d.pos + 1)
-        header[0] = 4
-    elif b == 0xc9:
-        if dec_need(d, 6) < 0:
-            return -2
-        n = zp_load_u32(d.buf + d.pos + 1)
-        header[0] = 6
-    else:
-        return -1
-    if dec_need(d, header[0] + n) < 0:
-        return -2
-    return n
-
-
-cdef inline int64_t dec_map_count(Dec *d, unsigned char b) noexcept nogil:
-    """Entries of the map at d.pos, header consumed; -1 (nothing consumed): not a map; -2 failed."""
-    cdef int64_t n
-    if (b & 0xf0) == 0x80:
-        n = b & 0x0f
-        d.pos += 1
-    elif b == 0xde:
-        if dec_need(d, 3) < 0:
-            return -2
-        n = zp_load_u16(d.buf + d.pos + 1)
-        d.pos += 3
-    elif b == 0xdf:
-        if dec_need(d, 5) < 0:
-            return -2
-        n = zp_load_u32(d.buf + d.pos + 1)
-        d.pos += 5
-    else:
-        return -1
-    if n > (d.end - d.pos) >> 1:        # every entry takes two bytes at least
-        dec_truncated(d, d.pos, 2 * n)
-        return -2
-    return n
-
-
-cdef inline int64_t dec_array_count(Dec *d, unsigned char b) noexcept nogil:
-    cdef int64_t n
-    if (b & 0xf0) == 0x90:
-        n = b & 0x0f
-        d.pos += 1
-    elif b == 0xdc:
-        if dec_need(d, 3) < 0:
-            return -2
-        n = zp_load_u16(d.buf + d.pos + 1)
-        d.pos += 3
-    elif b == 0xdd:
-        if dec_need(d, 5) < 0:
-            return -2
-        n = zp_load_u32(d.buf + d.pos + 1)
-        d.pos += 5
-    else:
-        return -1
-    if n > d.end - d.pos:               # every element takes a byte at least
-        dec_truncated(d, d.pos, n)
-        return -2
-    return n
-
-
-cdef inline int dec_wire_int(Dec *d, unsigned char b, int64_t *sv, uint64_t *uv) noexcept nogil:
-    """read_wire_int's twin: INT_SIGNED / INT_UNSIGNED, INT_NONE untouched, -1 failed."""
-    if b <= 0x7f:
-        sv[0] = b
-        d.pos += 1
-        return INT_SIGNED
-    if b >= 0xe0:
-        sv[0] = <int8_t>b
-        d.pos += 1
-        return INT_SIGNED
-    if 0xcc <= b <= 0xcf:
-        if dec_need(d, 1 + (1 << (b - 0xcc))) < 0:
-            return -1
-        if b == 0xcc:
-            uv[0] = d.buf[d.pos + 1]
-        elif b == 0xcd:
-            uv[0] = zp_load_u16(d.buf + d.pos + 1)
-        elif b == 0xce:
-            uv[0] = zp_load_u32(d.buf + d.pos + 1)
-        else:
-            uv[0] = zp_load_u64(d.buf + d.pos + 1)
-        d.pos += 1 + (1 << (b - 0xcc))
-        return INT_UNSIGNED
-    if 0xd0 <= b <= 0xd3:
-        if dec_need(d, 1 + (1 << (b - 0xd0))) < 0:
-            return -1
-        if b == 0xd0:
-            sv[0] = <int8_t>d.buf[d.pos + 1]
-        elif b == 0xd1:
-            sv[0] = <int16_t>zp_load_u16(d.buf + d.pos + 1)
-        elif b == 0xd2:
-            sv[0] = <int32_t>zp_load_u32(d.buf + d.pos + 1)
-        else:
-            sv[0] = zp_load_i64(d.buf + d.pos + 1)
-        d.pos += 1 + (1 << (b - 0xd0))
-        return INT_SIGNED
-    return INT_NONE
+cdef int dec_too_deep(Dec *d) noexcept nogil:
+    # out of line: dec_enter, called for every container, stays small enough to inline
+    zp_depth_message(d.message, MESSAGE_SIZE, &d.guard)
+    return dec_fail(d, d.pos)
 
 
 # -- skipping -----------------------------------------------------------------------
@@ -497,38 +284,36 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
     strict: map keys str/bin/nil and Go's ext shapes; keys Python can hash; a map
     naming a struct of the schema is read as that struct)."""
     cdef zp_skipper s
-    cdef int64_t start_depth = d.depth, level, index, key_at = -1
+    cdef int64_t start_depth = d.guard.depth, level, index, key_at = -1
     cdef int rc
     # Each level lives at its depth: a struct validated inside (which may skip
     # values in turn) only uses deeper entries.
-    zp_skip_init(&s, d.buf, d.pos, d.end, d.skip_levels + start_depth, d.max_depth + 2 - start_depth,
-                 d.max_depth - start_depth, INT64_MAX)
+    zp_skip_init(&s, d.buf, d.pos, d.end, d.skip_levels + start_depth, d.guard.max_depth + 2 - start_depth,
+                 d.guard.max_depth - start_depth, INT64_MAX)
     if not validate:
         rc = zp_skip(&s)
         d.pos = s.pos
         if rc == ZP_SKIP_DONE:
             return 0
-        for level in range(1, s.level + 1):
-            d.steps[start_depth + level].kind = P_INDEX
-            d.steps[start_depth + level].index = zp_skip_index(&s, level) >> zp_skip_is_map(&s, level)
-        d.depth = start_depth + s.level
+        zp_steps_skipped(d.steps + start_depth, &s)
+        d.guard.depth = start_depth + s.level
         return dec_skip_failed(d, &s, rc)
     while zp_skip_next(&s):
-        d.depth = start_depth + s.level
+        d.guard.depth = start_depth + s.level
         d.pos = s.pos
         index = -1
         if s.level > 0:
             index = zp_skip_index(&s, s.level)
             if zp_skip_is_map(&s, s.level):     # decode's path: [<key>] while a key is read, then [repr(key)]
-                d.steps[d.depth].kind = P_KEY
+                d.steps[d.guard.depth].kind = ZP_STEP_KEY
                 if index & 1:
-                    d.steps[d.depth].index = key_at
+                    d.steps[d.guard.depth].index = key_at
                 else:
-                    d.steps[d.depth].index = -1
+                    d.steps[d.guard.depth].index = -1
                     key_at = d.pos      # keys are scalars: the next value at this level is its value
             else:
-                d.steps[d.depth].kind = P_INDEX
-                d.steps[d.depth].index = index
+                d.steps[d.guard.depth].kind = ZP_STEP_INDEX
+                d.steps[d.guard.depth].index = index
                 index = -1
         if d.pos < d.end:
             rc = dec_check_any(d, d.buf[d.pos], index)
@@ -541,7 +326,7 @@ cdef int dec_skip(Dec *d, bint validate) noexcept nogil:
         if rc != ZP_SKIP_DONE:
             d.pos = s.pos
             return dec_skip_failed(d, &s, rc)
-    d.depth = start_depth
+    d.guard.depth = start_depth
     d.pos = s.pos
     return 0
 
@@ -550,44 +335,39 @@ cdef int dec_check_any(Dec *d, unsigned char b, int64_t index) noexcept nogil:
     """The checks of dec_skip(d, True) on the value at d.pos (``index``: its position
     in a map, keys even, else -1): -1 failed, 1 read whole (d.pos after it), 0 left
     to the skipper."""
-    cdef int64_t n, header = 0, bad, named
-    cdef int8_t code
+    cdef int64_t bad, named
+    cdef zp_head h
+    cdef int rc
     if index >= 0 and (index & 1) == 0:
         # a map key inside interface{}
-        if d.strict and not ((b & 0xe0) == 0xa0 or 0xd9 <= b <= 0xdb or 0xc4 <= b <= 0xc6 or b == 0xc0):
-            snprintf(d.message, MESSAGE_SIZE, "a map inside interface{} is a map[string]interface{} to Go: "
-                     "its keys are str, found %s (strict)", lead_name(b))
-            return dec_fail(d, d.pos)
-        if (b & 0xf0) == 0x90 or b == 0xdc or b == 0xdd or (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
+        if d.strict and not zp_any_key_ok(b):
+            memset(&h, 0, sizeof(h))
+            return dec_refused(d, ZP_ANY_KEY, &h, NULL, NULL)
+        if zp_is_array(b) or zp_is_map(b):
             snprintf(d.message, MESSAGE_SIZE, "map key cannot be a Python dict key: unhashable type: '%s'",
-                     "dict" if (b & 0xf0) == 0x80 or b >= 0xde else "list")
+                     "dict" if zp_is_map(b) else "list")
             return dec_fail(d, d.pos)
-    n = dec_str_length(d, b, &header)
-    if n >= 0:
-        bad = zp_utf8_invalid_at(d.buf + d.pos + header, n)
+    rc = zp_read_str(d.buf + d.pos, d.end - d.pos, &h)
+    if rc == ZP_READ_OK:
+        bad = zp_utf8_invalid_at(d.buf + d.pos + h.header, h.n)
         if bad >= 0:
             snprintf(d.message, MESSAGE_SIZE, "invalid UTF-8 in a str: byte 0x%02x at position %lld",
-                     d.buf[d.pos + header + bad], <long long>bad)
+                     d.buf[d.pos + h.header + bad], <long long>bad)
             return dec_fail(d, d.pos)
-        d.pos += header + n
+        d.pos += h.header + h.n
         return 1
-    if n == -2:
-        return -1
+    if rc != ZP_READ_OTHER:
+        return dec_refused(d, rc, &h, NULL, NULL)
     if d.strict:
-        n = dec_ext_length(d, b, &header)
-        if n == -2:
-            return -1
-        if n >= 0:
-            code = <int8_t>d.buf[d.pos + header - 1]
-            if (code == 3 and b != 0xd7) or (code == 4 and b != 0xd8) or (code == 5 and (b != 0xc7 or n != 12)):
-                snprintf(d.message, MESSAGE_SIZE, "ext %d of %lld bytes in a %s: Go reads ext %d as %s only (strict)",
-                         code, <long long>n, lead_name(b), code,
-                         "complex64 (fixext8)" if code == 3 else
-                         "complex128 (fixext16)" if code == 4 else "time.Time (ext8, 12 bytes)")
-                return dec_fail(d, d.pos)
-            d.pos += header + n
+        rc = zp_read_ext(d.buf + d.pos, d.end - d.pos, &h)
+        if rc == ZP_READ_OK and not zp_any_ext_ok(b, h.code, h.n):
+            rc = ZP_ANY_EXT
+        if rc == ZP_READ_OK:
+            d.pos += h.header + h.n
             return 1
-    if (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
+        if rc != ZP_READ_OTHER:
+            return dec_refused(d, rc, &h, NULL, NULL)
+    if zp_is_map(b):
         named = schema_struct_at(d)
         if named >= 0:
             return -1 if validate_struct(d, named, b) < 0 else 1
@@ -595,15 +375,10 @@ cdef int dec_check_any(Dec *d, unsigned char b, int64_t index) noexcept nogil:
 
 
 cdef int dec_skip_failed(Dec *d, zp_skipper *s, int rc) noexcept nogil:
-    """A failed skip's error (d.depth and the steps name where)."""
+    """A failed skip's error (zp_skip_message; d.guard.depth and the steps name where)."""
+    zp_skip_message(d.message, MESSAGE_SIZE, rc, s, d.end, d.guard.max_depth, d.guard.depth)
     if rc == ZP_SKIP_TRUNCATED:
-        return dec_truncated(d, s.at, s.needed)
-    if rc == ZP_SKIP_NEVER_USED:
-        snprintf(d.message, MESSAGE_SIZE, "0xc1 is never used in msgpack")
-    elif rc == ZP_SKIP_TOO_DEEP:
-        snprintf(d.message, MESSAGE_SIZE, "nesting deeper than max_depth=%lld", <long long>d.max_depth)
-    else:                               # the stack is the reader's, for max_depth levels: never grown
-        snprintf(d.message, MESSAGE_SIZE, "internal: skipping failed (%d)", rc)
+        d.truncated = True
     return dec_fail(d, s.at)
 
 
@@ -617,6 +392,14 @@ cdef inline int col_valid(Dec *d, Col *c) noexcept nogil:
     return 0
 
 
+cdef inline int col_row_done(Dec *d, Col *c) noexcept nogil:
+    """Close row c.length: valid (nullable columns only), counted; -1 out of memory."""
+    if c.nullable and col_valid(d, c) < 0:
+        return -1
+    c.length += 1
+    return 0
+
+
 cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
     """Append one fixed-width value (c.width bytes) and close the row."""
     if c.width:                         # ([0]byte has nothing to store)
@@ -625,10 +408,7 @@ cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
         memcpy(c.data.ptr + c.data.len, value, c.width)
         c.data.len += c.width
         d.used += c.width
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef inline int col_put8(Dec *d, Col *c, uint64_t value) noexcept nogil:
@@ -671,10 +451,7 @@ cdef inline int col_bytes(Dec *d, Col *c, const unsigned char *p, int64_t n) noe
         d.used += n
     if col_offset(d, c, c.data.len) < 0:
         return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int col_fill(Dec *d, Col *c, bint null, bint filler) noexcept nogil:
@@ -775,33 +552,23 @@ cdef void col_truncate(Col *c, int64_t rows) noexcept nogil:
 # -- values ---------------------------------------------------------------------------
 
 cdef int read_int_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    cdef int64_t sv = 0
-    cdef uint64_t uv = 0
-    cdef int64_t start = d.pos
-    cdef int family
+    cdef zp_number number
+    cdef zp_head h
+    cdef int64_t sv
     cdef int8_t v8
     cdef int16_t v16
     cdef int32_t v32
-    family = dec_wire_int(d, b, &sv, &uv)
-    if family < 0:
-        return -1
-    if family == INT_NONE:
+    cdef int64_t size = zp_load_integer(d.buf + d.pos, d.end - d.pos, &number)
+    cdef int rc
+    if size < 0:
+        return dec_truncated(d, d.pos, -size)
+    if size == 0:
         return dec_type_error(d, c.go, b)
-    if d.strict and b > 0x7f:
-        if c.is_signed and family == INT_UNSIGNED or not c.is_signed and family == INT_SIGNED:
-            d.pos = start
-            snprintf(d.message, MESSAGE_SIZE, "expected %s, found %s (strict: wrong integer family)", c.go, lead_name(b))
-            return dec_fail(d, start)
-    if family == INT_UNSIGNED:
-        if c.is_signed and uv > <uint64_t>c.imax or not c.is_signed and uv > c.umax:
-            d.pos = start
-            snprintf(d.message, MESSAGE_SIZE, "%llu overflows %s", <unsigned long long>uv, c.go)
-            return dec_fail(d, start)
-        sv = <int64_t>uv
-    elif c.is_signed and (sv < c.imin or sv > c.imax) or not c.is_signed and (sv < 0 or <uint64_t>sv > c.umax):
-        d.pos = start
-        snprintf(d.message, MESSAGE_SIZE, "%lld overflows %s", <long long>sv, c.go)
-        return dec_fail(d, start)
+    rc = zp_check_integer(d.buf + d.pos, &number, c.is_signed, c.imin, c.imax, c.umax, d.strict, &h)
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, &h, c.go, NULL)
+    d.pos += size
+    sv = <int64_t>number.bits
     if c.width == 8:
         return col_fixed(d, c, &sv)
     if c.width == 4:
@@ -815,135 +582,72 @@ cdef int read_int_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
 
 
 cdef int read_float_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    """read_float's rules; float32 columns keep the wire's bits (NaN payloads too)."""
+    """zp_read_float; float32 columns keep a float32's bits (NaN payloads too)."""
     cdef double v = 0.0
     cdef uint32_t bits32 = 0
-    cdef int64_t sv = 0
-    cdef uint64_t uv = 0
-    cdef int64_t start = d.pos
-    cdef int family
-    if b == 0xca:
-        if dec_need(d, 5) < 0:
-            return -1
-        bits32 = zp_load_u32(d.buf + d.pos + 1)
-        d.pos += 5
-        if c.kind == C_F32:
-            return col_fixed(d, c, &bits32)
-        v = zp_double_from_f32_bits(bits32)
-        return col_fixed(d, c, &v)
-    if b == 0xcb:
-        if dec_need(d, 9) < 0:
-            return -1
-        v = zp_double_from_bits(zp_load_u64(d.buf + d.pos + 1))
-        if c.kind == C_F32:
-            if d.strict:
-                snprintf(d.message, MESSAGE_SIZE, "expected float32, found float64 (strict)")
-                return dec_fail(d, start)
-            if not zp_double_fits_f32(v):
-                snprintf(d.message, MESSAGE_SIZE, "float64 %.17g is not exactly a float32", v)
-                return dec_fail(d, start)
-        d.pos += 9
-    elif d.strict:
+    cdef zp_head h
+    cdef int rc = zp_read_float(d.buf + d.pos, d.end - d.pos, c.kind == C_F32, d.strict, &h, &v)
+    if rc == ZP_READ_OTHER:
         return dec_type_error(d, c.go, b)
-    else:
-        family = dec_wire_int(d, b, &sv, &uv)
-        if family < 0:
-            return -1
-        if family == INT_SIGNED and zp_i64_fits_double(sv):
-            v = <double>sv
-        elif family == INT_UNSIGNED and zp_u64_fits_double(uv):
-            v = <double>uv
-        elif family != INT_NONE:
-            d.pos = start
-            snprintf(d.message, MESSAGE_SIZE, "integer is not exactly a %s", c.go)
-            return dec_fail(d, start)
-        else:
-            return dec_type_error(d, c.go, b)
-        if c.kind == C_F32 and not zp_double_fits_f32(v):
-            d.pos = start
-            snprintf(d.message, MESSAGE_SIZE, "integer is not exactly a %s", c.go)
-            return dec_fail(d, start)
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, &h, c.go, NULL)
     if c.kind == C_F32:
-        zp_f32_bits_from_double(v, &bits32)
+        if h.code:
+            bits32 = zp_load_u32(d.buf + d.pos + 1)
+        else:
+            zp_f32_bits_from_double(v, &bits32)
+        d.pos += h.header
         return col_fixed(d, c, &bits32)
+    d.pos += h.header
     return col_fixed(d, c, &v)
 
 
 cdef int read_bytes_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """string, []byte, [N]byte (read_str / read_bin's rules: lenient takes the other family)."""
-    cdef int64_t header = 0, n, bad
+    cdef zp_head h
+    cdef int64_t n, bad
+    cdef int rc
     if c.kind == C_STRING:
-        n = dec_str_length(d, b, &header)
-        if n == -1 and not d.strict:
-            n = dec_bin_length(d, b, &header)
+        rc = zp_read_str(d.buf + d.pos, d.end - d.pos, &h)
+        if rc == ZP_READ_OTHER and not d.strict:
+            rc = zp_read_bin(d.buf + d.pos, d.end - d.pos, &h)
     else:
-        n = dec_bin_length(d, b, &header)
-        if n == -1 and not d.strict:
-            n = dec_str_length(d, b, &header)
-    if n == -2:
-        return -1
-    if n == -1:
+        rc = zp_read_bin(d.buf + d.pos, d.end - d.pos, &h)
+        if rc == ZP_READ_OTHER and not d.strict:
+            rc = zp_read_str(d.buf + d.pos, d.end - d.pos, &h)
+    if rc == ZP_READ_OTHER:
         return dec_type_error(d, c.go, b)
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, &h, c.go, NULL)
+    n = h.n
     if c.kind == C_STRING:
-        bad = zp_utf8_invalid_at(d.buf + d.pos + header, n)
+        bad = zp_utf8_invalid_at(d.buf + d.pos + h.header, n)
         if bad >= 0:
             snprintf(d.message, MESSAGE_SIZE, "invalid UTF-8 in a str: byte 0x%02x at position %lld",
-                     d.buf[d.pos + header + bad], <long long>bad)
+                     d.buf[d.pos + h.header + bad], <long long>bad)
             return dec_fail(d, d.pos)
     elif c.kind == C_FIXED_BINARY:
         if n != c.fixed:
             snprintf(d.message, MESSAGE_SIZE, "expected %s (%lld bytes), found %lld bytes", c.go,
                      <long long>c.fixed, <long long>n)
             return dec_fail(d, d.pos)
-        d.pos += header + n
+        d.pos += h.header + n
         return col_fixed(d, c, d.buf + d.pos - n)
-    d.pos += header + n
+    d.pos += h.header + n
     return col_bytes(d, c, d.buf + d.pos - n, n)
 
 
 cdef int read_time_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    """read_time's rules, then the instant as a timestamp of the column's unit."""
-    cdef int64_t start = d.pos, header = 0, n, seconds, nanos, value
-    cdef int8_t code
-    cdef uint64_t packed
-    cdef const unsigned char *data
-    n = dec_ext_length(d, b, &header)
-    if n == -2:
-        return -1
-    if n == -1:
-        snprintf(d.message, MESSAGE_SIZE, "expected time.Time (ext 5), found %s", lead_name(b))
-        return dec_fail(d, start)
-    code = <int8_t>d.buf[d.pos + header - 1]
-    data = d.buf + d.pos + header
-    if code == 5 and n == 12:
-        if d.strict and b != 0xc7:
-            snprintf(d.message, MESSAGE_SIZE, "expected time.Time (ext8, 12 bytes, ext 5), found %s (strict)",
-                     lead_name(b))
-            return dec_fail(d, start)
-        seconds = zp_load_i64(data)
-        nanos = <int32_t>zp_load_u32(data + 8)
-        if nanos < 0 or nanos >= 1000000000:
-            seconds = <int64_t>(<uint64_t>seconds + <uint64_t>zp_floor_div(nanos, 1000000000))
-            nanos -= zp_floor_div(nanos, 1000000000) * 1000000000
-    elif code == -1 and not d.strict and (n == 4 or n == 8 or n == 12):
-        if n == 4:
-            seconds = zp_load_u32(data)
-            nanos = 0
-        elif n == 8:
-            packed = zp_load_u64(data)
-            nanos = <int64_t>(packed >> 34)
-            seconds = <int64_t>(packed & ((<uint64_t>1 << 34) - 1))
-        else:
-            nanos = zp_load_u32(data)
-            seconds = zp_load_i64(data + 4)
-        if nanos > 999999999:
-            snprintf(d.message, MESSAGE_SIZE, "timestamp nanoseconds %lld above 999999999", <long long>nanos)
-            return dec_fail(d, start)
-    else:
-        snprintf(d.message, MESSAGE_SIZE, "expected time.Time (ext 5), found ext %d of %lld bytes", code, <long long>n)
-        return dec_fail(d, start)
+    """zp_read_time, then the instant as a timestamp of the column's unit."""
+    cdef int64_t start = d.pos, seconds = 0, nanos = 0, value
+    cdef zp_head h
+    cdef int rc = zp_read_time(d.buf + d.pos, d.end - d.pos, d.strict, &h, &seconds, &nanos)
+    if rc == ZP_READ_OTHER:
+        return dec_type_error(d, "time.Time (ext 5)", b)
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, &h, NULL, NULL)
     if c.time_field and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
-        d.pos += header + n
+        d.pos += h.header + h.n
         return col_fill(d, c, True, False)
     if d.validating:                    # only checked, never stored
         value = 0
@@ -959,78 +663,50 @@ cdef int read_time_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         snprintf(d.message, MESSAGE_SIZE, "time %llds + %lldns is outside timestamp[ns] (1677-09-21..2262-04-11); "
                  "a microsecond time unit holds it", <long long>seconds, <long long>nanos)
         return dec_fail(d, start)
-    d.pos += header + n
+    d.pos += h.header + h.n
     return col_fixed(d, c, &value)
 
 
 cdef int read_complex_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    cdef double re, im
+    """zp_read_complex: complex64 columns take float32 parts, complex128 float64 parts."""
+    cdef zp_head h
+    cdef int is64 = 0
+    cdef uint64_t re = 0, im = 0
+    cdef double re64, im64
     cdef uint32_t re32, im32
-    cdef int64_t start = d.pos
     cdef bint c64 = c.wire_kind == K_C64
-    if b == 0xd7:
-        if dec_need(d, 10) < 0:
+    cdef int rc = zp_read_complex(d.buf + d.pos, d.end - d.pos, c64, d.strict, &h, &is64, &re, &im)
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, &h, c.go, NULL)
+    d.pos += h.header
+    if c64:
+        re32 = <uint32_t>re
+        im32 = <uint32_t>im
+        if not is64:
+            zp_f32_bits_from_double(zp_double_from_bits(re), &re32)
+            zp_f32_bits_from_double(zp_double_from_bits(im), &im32)
+        if col_fixed(d, c.children[0], &re32) < 0 or col_fixed(d, c.children[1], &im32) < 0:
             return -1
-        if <int8_t>d.buf[d.pos + 1] == 3:
-            if not c64 and d.strict:
-                snprintf(d.message, MESSAGE_SIZE, "expected complex128 (ext 4), found complex64 (strict)")
-                return dec_fail(d, start)
-            re32 = zp_load_u32(d.buf + d.pos + 2)
-            im32 = zp_load_u32(d.buf + d.pos + 6)
-            d.pos += 10
-            if c64:
-                if col_fixed(d, c.children[0], &re32) < 0 or col_fixed(d, c.children[1], &im32) < 0:
-                    return -1
-            else:
-                re = zp_double_from_f32_bits(re32)
-                im = zp_double_from_f32_bits(im32)
-                if col_fixed(d, c.children[0], &re) < 0 or col_fixed(d, c.children[1], &im) < 0:
-                    return -1
-            c.length += 1
-            return 0
-    elif b == 0xd8:
-        if dec_need(d, 18) < 0:
+    else:
+        re64 = zp_double_from_f32_bits(<uint32_t>re) if is64 else zp_double_from_bits(re)
+        im64 = zp_double_from_f32_bits(<uint32_t>im) if is64 else zp_double_from_bits(im)
+        if col_fixed(d, c.children[0], &re64) < 0 or col_fixed(d, c.children[1], &im64) < 0:
             return -1
-        if <int8_t>d.buf[d.pos + 1] == 4:
-            re = zp_double_from_bits(zp_load_u64(d.buf + d.pos + 2))
-            im = zp_double_from_bits(zp_load_u64(d.buf + d.pos + 10))
-            if c64:
-                if d.strict:
-                    snprintf(d.message, MESSAGE_SIZE, "expected complex64 (ext 3), found complex128 (strict)")
-                    return dec_fail(d, start)
-                if not (zp_double_fits_f32(re) and zp_double_fits_f32(im)):
-                    snprintf(d.message, MESSAGE_SIZE, "complex128 value is not exactly a complex64")
-                    return dec_fail(d, start)
-                zp_f32_bits_from_double(re, &re32)
-                zp_f32_bits_from_double(im, &im32)
-                d.pos += 18
-                if col_fixed(d, c.children[0], &re32) < 0 or col_fixed(d, c.children[1], &im32) < 0:
-                    return -1
-            else:
-                d.pos += 18
-                if col_fixed(d, c.children[0], &re) < 0 or col_fixed(d, c.children[1], &im) < 0:
-                    return -1
-            c.length += 1
-            return 0
-    snprintf(d.message, MESSAGE_SIZE, "expected %s (ext %d), found %s", c.go, <int>(3 if c64 else 4), lead_name(b))
-    return dec_fail(d, start)
+    c.length += 1
+    return 0
 
 
 cdef int read_ext_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    cdef int64_t header = 0, n = dec_ext_length(d, b, &header)
-    cdef int8_t code
-    if n == -2:
-        return -1
-    if n == -1:
+    cdef zp_head h
+    cdef int rc = zp_read_ext(d.buf + d.pos, d.end - d.pos, &h)
+    if rc == ZP_READ_OTHER:
         return dec_type_error(d, c.go, b)
-    code = <int8_t>d.buf[d.pos + header - 1]
-    d.pos += header + n
-    if col_fixed(d, c.children[0], &code) < 0 or col_bytes(d, c.children[1], d.buf + d.pos - n, n) < 0:
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, &h, c.go, NULL)
+    d.pos += h.header + h.n
+    if col_fixed(d, c.children[0], &h.code) < 0 or col_bytes(d, c.children[1], d.buf + d.pos - h.n, h.n) < 0:
         return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int read_number_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
@@ -1053,33 +729,22 @@ cdef int read_number_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 return -1
         elif col_put8(d, c.children[k], number.bits) < 0:
             return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int64_t schema_struct_at(Dec *d) noexcept nogil:
     """The struct of the schema named by the -1 entry of the map at d.pos, as an index
-    of d.struct_names, or -1 (peek_struct_plan's test; nothing consumed, no error)."""
-    cdef int64_t save = d.pos, header = 0, n, i
-    cdef int64_t key = 0
-    cdef uint64_t ukey = 0
-    cdef int64_t found = -1
-    cdef bint failed = d.failed, truncated = d.truncated
-    n = dec_map_count(d, d.buf[d.pos])
-    if n > 0 and d.pos < d.end and dec_wire_int(d, d.buf[d.pos], &key, &ukey) == INT_SIGNED and key == -1 \
-            and d.pos < d.end:
-        n = dec_str_length(d, d.buf[d.pos], &header)
-        if n >= 0:
-            for i in range(d.n_struct_names):
-                if d.struct_name_lens[i] == n and memcmp(d.struct_names[i], d.buf + d.pos + header, n) == 0:
-                    found = i
-                    break
-    d.pos = save
-    d.failed = failed
-    d.truncated = truncated
-    return found
+    of d.struct_names, or -1 (peek_struct_plan's test, zp_peek_struct_name; nothing
+    consumed, no error: a map whose entries cannot all be there names none)."""
+    cdef zp_head h
+    cdef int64_t i
+    if zp_read_map(d.buf + d.pos, d.end - d.pos, &h) != ZP_READ_OK \
+            or zp_peek_struct_name(d.buf + d.pos, d.end - d.pos, &h) != ZP_READ_OK:
+        return -1
+    for i in range(d.n_struct_names):
+        if d.struct_name_lens[i] == h.n and memcmp(d.struct_names[i], d.buf + d.pos + h.header, h.n) == 0:
+            return i
+    return -1
 
 
 cdef int validate_struct(Dec *d, int64_t index, unsigned char b) noexcept nogil:
@@ -1100,10 +765,10 @@ cdef int read_raw_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """The value's own msgpack bytes, checked as decode reads it."""
     cdef int64_t start = d.pos, named
     if c.raw_kind == RAW_IFACE or c.raw_kind == RAW_STRUCT:
-        if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+        if not zp_is_map(b):
             if c.raw_kind == RAW_IFACE:
                 return dec_type_error(d, c.go, b)
-            snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.go, lead_name(b))
+            snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.go, zp_lead_name(b))
             return dec_fail(d, start)
     if c.raw_kind == RAW_STRUCT:        # read as the struct it is
         if validate_struct(d, c.raw_struct, b) < 0:
@@ -1122,85 +787,70 @@ cdef int read_raw_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     return col_bytes(d, c, d.buf + start, d.pos - start)
 
 
-cdef int read_list_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    cdef int64_t n = dec_array_count(d, b), i
-    cdef Col *item = c.children[0]
-    if n == -2:
-        return -1
-    if n == -1:
+cdef int64_t dec_count(Dec *d, Col *c, unsigned char b, int rc, const zp_head *h) noexcept nogil:
+    """The count a zp_read.h container reader found at d.pos (status rc, h), the header
+    consumed; -1 failed."""
+    if rc == ZP_READ_OTHER:
         return dec_type_error(d, c.go, b)
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, h, NULL, NULL)
+    d.pos += h.header
+    return h.n
+
+
+cdef int read_list_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    cdef zp_head h
+    cdef int64_t i, n = dec_count(d, c, b, zp_read_array(d.buf + d.pos, d.end - d.pos, &h), &h)
+    cdef Col *item = c.children[0]
+    if n < 0:
+        return -1
     if c.kind == C_FIXED_LIST and n != c.fixed:
         snprintf(d.message, MESSAGE_SIZE, "expected %s (%lld elements), found an array of %lld", c.go,
                  <long long>c.fixed, <long long>n)
         return dec_fail(d, d.pos)
     if dec_enter(d) < 0:
         return -1
-    d.steps[d.depth].kind = P_INDEX
+    d.steps[d.guard.depth].kind = ZP_STEP_INDEX
     for i in range(n):
-        d.steps[d.depth].index = i
+        d.steps[d.guard.depth].index = i
         if read_into(d, item) < 0:
             return -1
-    d.depth -= 1
+    d.guard.depth -= 1
     if c.kind == C_LIST and col_offset(d, c, item.length) < 0:
         return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int read_map_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    cdef int64_t n = dec_map_count(d, b), i
+    cdef zp_head h
+    cdef int64_t i, n = dec_count(d, c, b, zp_read_map(d.buf + d.pos, d.end - d.pos, &h), &h)
     cdef Col *entries = c.children[0]
-    if n == -2:
+    if n < 0:
         return -1
-    if n == -1:
-        return dec_type_error(d, c.go, b)
     if dec_enter(d) < 0:
         return -1
-    d.steps[d.depth].kind = P_KEY
+    d.steps[d.guard.depth].kind = ZP_STEP_KEY
     for i in range(n):
-        d.steps[d.depth].index = -1
+        d.steps[d.guard.depth].index = -1
         if d.pos < d.end:
-            d.steps[d.depth].index = d.pos
+            d.steps[d.guard.depth].index = d.pos
         if read_into(d, entries.children[0]) < 0 or read_into(d, entries.children[1]) < 0:
             return -1
-    d.depth -= 1
+    d.guard.depth -= 1
     entries.length += n
     if col_offset(d, c, entries.length) < 0:
         return -1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    return col_row_done(d, c)
 
 
 cdef int check_name_entry(Dec *d, Col *c) noexcept nogil:
-    """At the value of a -1 key: it must name the struct being read (check_struct_name)."""
-    cdef int64_t header = 0, n
-    if dec_need(d, 1) < 0:
-        return -1
-    n = dec_str_length(d, d.buf[d.pos], &header)
-    if n == -2:
-        return -1
-    if n == -1:
-        snprintf(d.message, MESSAGE_SIZE, "struct name (key -1) must be a str, found %s", lead_name(d.buf[d.pos]))
-        return dec_fail(d, d.pos)
-    if n != c.struct_name_len or memcmp(d.buf + d.pos + header, c.struct_name, n) != 0:
-        snprintf(d.message, MESSAGE_SIZE, "struct name '%.*s' on the wire, expected '%s'",
-                 <int>(n if n < 200 else 200), d.buf + d.pos + header, c.struct_name)
-        return dec_fail(d, d.pos)
-    d.pos += header + n
+    """At the value of a -1 key: it must name the struct being read (zp_read_struct_name)."""
+    cdef zp_head h
+    cdef int rc = zp_read_struct_name(d.buf + d.pos, d.end - d.pos, c.struct_name, c.struct_name_len, &h)
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, &h, NULL, c.struct_name)
+    d.pos += h.header + h.n
     return 0
-
-
-cdef inline int64_t child_by_tag(Col *c, const unsigned char *text, int64_t n, int64_t hint) noexcept nogil:
-    cdef int64_t i, k
-    for i in range(c.n_children):
-        k = (hint + i) % c.n_children
-        if c.tag_lens[k] == n and memcmp(c.tags[k], text, n) == 0:
-            return k
-    return -1
 
 
 cdef int check_usable(Dec *d, Col *c, int64_t zid, const unsigned char *tag, int64_t tag_len) noexcept nogil:
@@ -1210,8 +860,8 @@ cdef int check_usable(Dec *d, Col *c, int64_t zid, const unsigned char *tag, int
     for i in range(c.n_unusable):
         if (c.unusable_zids[i] == zid and zid >= 0 and tag == NULL) or (tag != NULL and c.unusable_tag_lens[i]
                 == tag_len and memcmp(c.unusable_tags[i], tag, tag_len) == 0):
-            d.steps[d.depth].kind = P_FIELD
-            d.steps[d.depth].name = c.unusable_names[i]
+            d.steps[d.guard.depth].kind = ZP_STEP_FIELD
+            d.steps[d.guard.depth].ref = c.unusable_names[i]
             snprintf(d.message, MESSAGE_SIZE, "%s", c.unusable_messages[i])
             return dec_fail(d, d.pos)
     return 0
@@ -1220,29 +870,32 @@ cdef int check_usable(Dec *d, Col *c, int64_t zid, const unsigned char *tag, int
 cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """A struct map: its fields into the children, unknown and unchosen ones skipped,
     absent ones given their zero value (read_struct's rules)."""
-    cdef int64_t n = dec_map_count(d, b), i, child, klen = 0, header = 0
+    cdef zp_head h
+    cdef int64_t n, i, child, klen = 0
     cdef int64_t zid = 0
     cdef uint64_t uzid = 0
     cdef unsigned char k
-    cdef int family
     cdef uint64_t visit
     cdef Col *item
     cdef int rc
-    cdef PathStep *step
+    cdef zp_step *step
     cdef const unsigned char *tag
     # The cursor lives in locals: after every store through a pointer the compiler
     # must reload whatever lives behind d (no strict aliasing), so d.pos is written
     # only before a call that reads or advances it, and read back after.
     cdef const unsigned char *buf = d.buf
     cdef int64_t pos, end = d.end
-    if n == -2:
-        return -1
-    if n == -1:
-        snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.struct_name, lead_name(b))
+    rc = zp_read_map(buf + d.pos, end - d.pos, &h)
+    if rc == ZP_READ_OTHER:
+        snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.struct_name, zp_lead_name(b))
         return dec_fail(d, d.pos)
+    if rc != ZP_READ_OK:
+        return dec_refused(d, rc, &h, NULL, NULL)
+    d.pos += h.header
+    n = h.n
     if dec_enter(d) < 0:
         return -1
-    step = &d.steps[d.depth]
+    step = &d.steps[d.guard.depth]
     c.visit += 1
     visit = c.visit
     pos = d.pos
@@ -1266,38 +919,33 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                     return -1
                 pos = d.pos
                 continue
-            klen = dec_str_length(d, k, &header)
-            if klen == -2:
-                return -1
-            if klen >= 0:
-                tag = d.buf + d.pos + header
-                child = child_by_tag(c, tag, klen, i) if c.n_children else -1
-                d.pos += header + klen
+            rc = zp_read_struct_key(d.buf + d.pos, end - d.pos, &h, &uzid)
+            if rc == ZP_KEY_TAG:        # msgp mode: the key is the FieldTagName
+                tag = d.buf + d.pos + h.header
+                klen = h.n
+                child = zp_find_name(c.tags, sizeof(zp_name), c.n_children, tag, klen, i)
+                d.pos += h.header + klen
                 zid = -3
-            else:
-                family = dec_wire_int(d, k, &zid, &uzid)
-                if family < 0:
-                    return -1
-                if family == INT_NONE:
-                    snprintf(d.message, MESSAGE_SIZE, "struct key must be a zid (int) or a field name (str), found %s",
-                             lead_name(k))
-                    return dec_fail(d, d.pos)
-                if family == INT_UNSIGNED:
-                    zid = -2 if uzid > 0x7fffffff else <int64_t>uzid
-                if zid == -1:
-                    if check_name_entry(d, c) < 0:
-                        return -1
-                    pos = d.pos
-                    continue
+            elif rc == ZP_KEY_ZID:
+                d.pos += h.header
+                zid = h.value
                 if 0 <= zid < c.zid_limit:
                     child = c.by_zid[zid]
+            elif rc == ZP_KEY_NAME:
+                d.pos += h.header
+                if check_name_entry(d, c) < 0:
+                    return -1
+                pos = d.pos
+                continue
+            else:
+                return dec_refused(d, rc, &h, NULL, NULL)
             pos = d.pos
         if child < 0:                   # unknown zid or tag, Skip field, or not chosen
             if c.n_unusable and pos < end and buf[pos] != 0xc0:
                 d.pos = pos
                 if check_usable(d, c, zid, tag, klen) < 0:
                     return -1
-            step.kind = P_ZID           # (a key cut short after it is named by this one)
+            step.kind = ZP_STEP_ZID           # (a key cut short after it is named by this one)
             step.index = zid
             if pos < end:
                 klen = zp_skip_scalar_size(buf + pos, end - pos)
@@ -1310,8 +958,8 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             pos = d.pos
             continue
         item = c.children[child]
-        step.kind = P_FIELD
-        step.name = item.name
+        step.kind = ZP_STEP_FIELD
+        step.ref = item.name
         if c.seen[child] == visit:      # a field given twice: the last one counts, as in decode
             col_truncate(item, item.length - 1)
         c.seen[child] = visit
@@ -1330,15 +978,12 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     for child in range(c.n_children):
         if c.seen[child] != visit:
             item = c.children[child]
-            step.kind = P_FIELD
-            step.name = item.name
+            step.kind = ZP_STEP_FIELD
+            step.ref = item.name
             if col_fill(d, item, item.nullable, False) < 0:
                 return -1
-    d.depth -= 1
-    if c.nullable and col_valid(d, c) < 0:
-        return -1
-    c.length += 1
-    return 0
+    d.guard.depth -= 1
+    return col_row_done(d, c)
 
 
 cdef inline int read_common(Dec *d, Col *c, unsigned char b) noexcept nogil:
@@ -1372,10 +1017,7 @@ cdef inline int read_common(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 return dec_no_memory(d)
             if b == 0xc3:
                 zp_bit_set(c.data.ptr, c.length)
-            if c.nullable and col_valid(d, c) < 0:
-                return -1
-            c.length += 1
-            return 0
+            return col_row_done(d, c)
         return 1
     if kind == C_TIME:
         if b == 0xc7 and d.end - d.pos >= 15 and d.buf[d.pos + 1] == 12 and d.buf[d.pos + 2] == 5:
@@ -1406,32 +1048,38 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
     rc = read_common(d, c, b)
     if rc <= 0:
         return rc
-    if kind == C_INT or kind == C_UINT:
-        return read_int_into(d, c, b)
-    if kind == C_STRING or kind == C_BINARY or kind == C_FIXED_BINARY:
-        return read_bytes_into(d, c, b)
-    if kind == C_F64 or kind == C_F32:
-        return read_float_into(d, c, b)
-    if kind == C_BOOL:
-        return dec_type_error(d, c.go, b)
-    if kind == C_STRUCT:
-        return read_struct_into(d, c, b)
-    if kind == C_TIME:
-        return read_time_into(d, c, b)
-    if kind == C_LIST or kind == C_FIXED_LIST:
-        return read_list_into(d, c, b)
-    if kind == C_MAP:
-        return read_map_into(d, c, b)
-    if kind == C_RAW:
-        return read_raw_into(d, c, b)
-    if kind == C_COMPLEX:
-        return read_complex_into(d, c, b)
-    if kind == C_EXT:
-        return read_ext_into(d, c, b)
-    if kind == C_NUMBER:
-        return read_number_into(d, c, b)
+    if 0 < kind <= C_NUMBER and COLUMN_READERS[kind] != NULL:
+        return COLUMN_READERS[kind](d, c, b)
     snprintf(d.message, MESSAGE_SIZE, "internal: column kind %d", kind)
     return dec_fail(d, d.pos)
+
+
+cdef int read_not_bool(Dec *d, Col *c, unsigned char b) noexcept nogil:
+    """A bool column's value that read_common did not take: no bool."""
+    return dec_type_error(d, c.go, b)
+
+
+ctypedef int (*ColumnReader)(Dec *d, Col *c, unsigned char b) noexcept nogil
+
+# The reader of each column kind (read_into), the value's lead byte b at d.pos; NULL: none.
+cdef ColumnReader COLUMN_READERS[C_NUMBER + 1]
+COLUMN_READERS[C_BOOL] = read_not_bool
+COLUMN_READERS[C_INT] = read_int_into
+COLUMN_READERS[C_UINT] = read_int_into
+COLUMN_READERS[C_F32] = read_float_into
+COLUMN_READERS[C_F64] = read_float_into
+COLUMN_READERS[C_STRING] = read_bytes_into
+COLUMN_READERS[C_BINARY] = read_bytes_into
+COLUMN_READERS[C_FIXED_BINARY] = read_bytes_into
+COLUMN_READERS[C_TIME] = read_time_into
+COLUMN_READERS[C_COMPLEX] = read_complex_into
+COLUMN_READERS[C_EXT] = read_ext_into
+COLUMN_READERS[C_RAW] = read_raw_into
+COLUMN_READERS[C_STRUCT] = read_struct_into
+COLUMN_READERS[C_LIST] = read_list_into
+COLUMN_READERS[C_FIXED_LIST] = read_list_into
+COLUMN_READERS[C_MAP] = read_map_into
+COLUMN_READERS[C_NUMBER] = read_number_into
 
 
 cdef int read_record(Dec *d, Col *root) noexcept nogil:
@@ -1439,14 +1087,14 @@ cdef int read_record(Dec *d, Col *root) noexcept nogil:
     cdef unsigned char b
     d.failed = False
     d.truncated = False
-    d.depth = 0
-    d.steps[0].kind = P_NONE
+    zp_depth_init(&d.guard, d.guard.max_depth, DEC_SHALLOW)
+    d.steps[0].kind = ZP_STEP_NONE
     if d.pos >= d.end:
         return dec_truncated(d, d.pos, 1)
     b = d.buf[d.pos]
-    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+    if not zp_is_map(b):
         snprintf(d.message, MESSAGE_SIZE, "a record is a struct map; expected %s, found %s", root.struct_name,
-                 lead_name(b))
+                 zp_lead_name(b))
         return dec_fail(d, d.pos)
     return read_struct_into(d, root, b)
 
@@ -1476,9 +1124,8 @@ cdef void col_free(Col *c) noexcept nogil:
     free(c.by_zid)
     if c.tags != NULL:
         for i in range(c.n_children):
-            free(c.tags[i])
+            free(<void *>c.tags[i].text)
     free(c.tags)
-    free(c.tag_lens)
     free(c.struct_name)
     free(c.seen)
     for i in range(c.n_unusable):
@@ -1588,10 +1235,9 @@ cdef int struct_setup(Col *c, object field) except -1:
     c.struct_name = zp_strdup_bytes(name)
     c.struct_name_len = len(name)
     c.by_zid = <int32_t *>malloc(max(limit, 1) * sizeof(int32_t))
-    c.tags = <char **>calloc(max(c.n_children, 1), sizeof(char *))
-    c.tag_lens = <int64_t *>calloc(max(c.n_children, 1), sizeof(int64_t))
+    c.tags = <zp_name *>calloc(max(c.n_children, 1), sizeof(zp_name))
     c.seen = <uint64_t *>calloc(max(c.n_children, 1), sizeof(uint64_t))
-    if c.by_zid == NULL or c.tags == NULL or c.tag_lens == NULL or c.seen == NULL:
+    if c.by_zid == NULL or c.tags == NULL or c.seen == NULL:
         raise MemoryError()
     c.zid_limit = limit
     for i in range(limit):
@@ -1600,8 +1246,8 @@ cdef int struct_setup(Col *c, object field) except -1:
         if child.zid >= 0:              # a field without a zid is found by its tag only (msgp mode)
             c.by_zid[child.zid] = <int32_t>i
         tag = child.tag.encode("utf-8")
-        c.tags[i] = zp_strdup_bytes(tag)
-        c.tag_lens[i] = len(tag)
+        c.tags[i].text = zp_strdup_bytes(tag)
+        c.tags[i].len = len(tag)
     n = len(field.unusable)
     if n:
         c.unusable_zids = <int64_t *>calloc(n, sizeof(int64_t))

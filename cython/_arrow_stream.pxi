@@ -28,7 +28,7 @@ cdef extern from "zp_path.h":
     char *zp_path_display(object path) except NULL
     FILE *zp_path_open_read(const zp_path_char *path) noexcept nogil
 
-cdef extern from "zp_arrow_read.h":
+cdef extern from "zp_columnar.h":
     int zp_fseek64(FILE *f, int64_t offset) noexcept nogil
     int zp_try_enter(int *busy) noexcept nogil
     void zp_leave(int *busy) noexcept nogil
@@ -190,7 +190,7 @@ cdef int zs_refill(ZStream *z, int64_t keep_from) noexcept nogil:
     cdef uint8_t *grown
     if keep > z.max_record_size:
         snprintf(z.d.message, MESSAGE_SIZE, "record larger than max_record_size=%lld", <long long>z.max_record_size)
-        z.d.depth = 0
+        z.d.guard.depth = 0
         z.d.root = z.root.struct_name
         dec_fail(&z.d, keep_from)
         return zs_fail_decode(z)
@@ -522,9 +522,9 @@ cdef bint zs_ends_inside(ZStream *z, int64_t start) noexcept nogil:
     if start >= z.d.end:
         return False
     b = z.d.buf[start]
-    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+    if not zp_is_map(b):
         return False
-    zp_skip_init(&s, z.d.buf, start, z.d.end, z.d.skip_levels, z.d.max_depth + 2, z.d.max_depth, z.d.end - start)
+    zp_skip_init(&s, z.d.buf, start, z.d.end, z.d.skip_levels, z.d.guard.max_depth + 2, z.d.guard.max_depth, z.d.end - start)
     rc = zp_skip(&s)
     zp_skip_release(&s)
     return rc == ZP_SKIP_TRUNCATED or rc == ZP_SKIP_TOO_MANY
@@ -728,8 +728,8 @@ cdef class ArrowRecordReader:
         self.z.read_chunk = read_chunk
         self.z.d.strict = strict
         self.z.d.time_us = time_us
-        self.z.d.max_depth = cd.max_depth
-        self.z.d.steps = <PathStep *>calloc(cd.max_depth + 2, sizeof(PathStep))
+        self.z.d.guard.max_depth = cd.max_depth
+        self.z.d.steps = <zp_step *>calloc(cd.max_depth + 2, sizeof(zp_step))
         self.z.d.skip_levels = <zp_skip_level *>calloc(cd.max_depth + 2, sizeof(zp_skip_level))
         names = [name.encode("utf-8") for name in cd._by_name]
         self.z.d.struct_names = <char **>calloc(max(len(names), 1), sizeof(char *))

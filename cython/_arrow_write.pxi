@@ -89,15 +89,6 @@ cdef struct WCol:
     ArrowArray *entries     # L_MAP: the entries struct
 
 
-cdef struct WStep:
-    # One level of the path to the value being written (aw_enter): as a trail entry
-    # (_trail.pxi, its P_* kinds), but a map key is its column and row, made a Python
-    # value only by an error (aw_path).
-    int kind                # P_FIELD, P_INDEX, P_KEY
-    WCol *col               # P_FIELD: the field's column; P_KEY: the key's, NULL until the key is written
-    int64_t index           # P_INDEX: the element; P_KEY: the entry's row in col
-
-
 cdef struct WriteCtx:
     zp_out out
     bint msgp
@@ -105,7 +96,9 @@ cdef struct WriteCtx:
     bint fixext             # ext headers as the reference's EncodeMsg writes them (zp_store_ext_header)
     int64_t row
     Py_ssize_t max_depth
-    WStep *path             # by level, 1..depth (aw_enter)
+    zp_step *path           # by level, 1..depth (aw_enter): as a trail's steps (zp_trail.h), but ref
+                            # is a column (FIELD: the field's; KEY: the key's, NULL until the key is
+                            # written, its index the entry's row there), a Python value only in errors
     Py_ssize_t depth        # the level the value being written is in
     PyObject *root_name
     PyObject *codec         # borrowed Codec (raw checks)
@@ -124,13 +117,13 @@ cdef struct WriteCtx:
 
 cdef inline int aw_enter(WriteCtx *ctx, WCol *c, int kind) except -1 nogil:
     """Into the level c's container opens (c.level, fixed when the columns are bound),
-    at elements of kind (P_FIELD, P_INDEX, P_KEY); refused past max_depth."""
+    at elements of kind (ZP_STEP_FIELD, ZP_STEP_INDEX, ZP_STEP_KEY); refused past max_depth."""
     if c.level > ctx.max_depth:
         with gil:
             return ctx_fail(ctx, f"nesting deeper than max_depth={ctx.max_depth} (does a value contain itself?)")
     ctx.depth = c.level
     ctx.path[c.level].kind = kind
-    ctx.path[c.level].col = NULL
+    ctx.path[c.level].ref = NULL
     return 0
 
 
@@ -139,21 +132,22 @@ cdef inline void aw_leave(WriteCtx *ctx, WCol *c) noexcept nogil:
 
 
 cdef str aw_path(WriteCtx *ctx):
-    """The field path, e.g. Compound.Inners[2].X, as trail_path spells it."""
-    cdef Py_ssize_t d
-    cdef WStep *step
-    parts = [<object>ctx.root_name]
-    for d in range(1, ctx.depth + 1):
-        step = &ctx.path[d]
-        if step.kind == P_FIELD:
-            parts.append("." + (<FieldPlan>step.col.field).name)
-        elif step.kind == P_INDEX:
-            parts.append(f"[{step.index}]")
-        elif step.kind == P_KEY and step.col == NULL:
-            parts.append("[<key>]")
-        elif step.kind == P_KEY:
-            parts.append(f"[{_short_repr(_col_value(step.col, step.index))}]")
-    return "".join(parts)
+    """The field path, e.g. Compound.Inners[2].X: zp_path_write's, as trail_path's."""
+    return path_text(<object>ctx.root_name, ctx.path, ctx.depth, aw_spell, NULL)
+
+
+cdef int64_t aw_spell(void *owner, const zp_step *step, char *out, int64_t room) noexcept:
+    """A writer step's field name (its column's FieldPlan's) or map key (the key column's
+    value at the entry's row, its repr shortened), for zp_path_write."""
+    cdef WCol *col = <WCol *>step.ref
+    try:
+        if step.kind == ZP_STEP_FIELD:
+            text = (<FieldPlan>col.field).name if col != NULL else ""
+        else:
+            text = "<key>" if col == NULL else _short_repr(_col_value(col, step.index))
+    except Exception:                   # a key whose repr fails: named as an unknown key
+        text = "<key>"
+    return spell_text(text, out, room)
 
 
 # -- errors -----------------------------------------------------------------------
@@ -676,7 +670,7 @@ cdef int aw_list(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     if n == 0 and omit:         # a [0]T array too (write_sequence)
         return 0
     aw_put_header(ctx, ZP_ARRAY, n)
-    aw_enter(ctx, c, P_INDEX)
+    aw_enter(ctx, c, ZP_STEP_INDEX)
     for j in range(n):
         ctx.path[c.level].index = j
         aw_value(ctx, item, start + j, False)
@@ -703,16 +697,16 @@ cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 no
         ctx.spans = grown
         ctx.spans_cap = base + 2 * n + 64
     ctx.spans_top = base + 2 * n
-    aw_enter(ctx, c, P_KEY)
+    aw_enter(ctx, c, ZP_STEP_KEY)
     for j in range(n):
         at = start + j + c.entries.offset       # the entries struct's offset applies to its children
-        ctx.path[c.level].col = NULL            # "[<key>]" until the key is written
+        ctx.path[c.level].ref = NULL            # "[<key>]" until the key is written
         if aw_is_null(key, at):
             return fail_nogil(ctx, "a map key is null")
         ctx.spans[base + 2 * j] = ctx.out.pos
         aw_value(ctx, key, at, False)
         ctx.spans[base + 2 * j + 1] = ctx.out.pos - ctx.spans[base + 2 * j]
-        ctx.path[c.level].col = key
+        ctx.path[c.level].ref = key
         ctx.path[c.level].index = at
         aw_value(ctx, value, at, False)
     found = zp_duplicate_key(ctx.out.data, ctx.spans + base, n)
@@ -739,10 +733,10 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
     if with_name:
         aw_put_raw(ctx, c.name_entry, c.name_len)
         count += 1
-    aw_enter(ctx, c, P_FIELD)
+    aw_enter(ctx, c, ZP_STEP_FIELD)
     for k in range(c.n_children):
         f = c.children[k]
-        ctx.path[c.level].col = f
+        ctx.path[c.level].ref = f
         if f.how == W_CONST:
             if f.const_len:
                 aw_put_raw(ctx, f.const_bytes, f.const_len)
@@ -1057,7 +1051,7 @@ cdef class ArrowRecordEncoder:
         self.ctx.max_depth = codec.max_depth
         self.ctx.root_name = <PyObject *>self.plan.name
         self.ctx.codec = <PyObject *>codec
-        self.ctx.path = <WStep *>calloc(self.max_level + 2, sizeof(WStep))
+        self.ctx.path = <zp_step *>calloc(self.max_level + 2, sizeof(zp_step))
         if self.ctx.path == NULL:
             raise MemoryError()
 

@@ -23,7 +23,7 @@ cdef object decode_record(Reader *r, StructPlan plan, PyObject **last_named):
     if r.pos >= r.end:
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
-    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+    if not zp_is_map(b):
         what = plan.name if plan is not None else "a struct"
         reader_fail(r, r.pos, f"a record is a struct map; expected {what}, found {wire_type_name(b)}")
     if plan is not None:
@@ -85,7 +85,7 @@ cdef int reraise_wrapped(Reader *r) except -1:
 
 
 cdef inline void decode_done(Reader *r, Py_buffer *view, bint has_view) noexcept:
-    if r.trail.depth or r.trail.entries != r.trail.inline_entries:     # an error, or a deep record
+    if r.trail.guard.depth or r.trail.entries != r.trail.inline_entries:     # an error, or a deep record
         trail_release(&r.trail)
     if has_view:
         PyBuffer_Release(view)

@@ -5,20 +5,26 @@ One extension built from these parts (msgpack-python's layout), included in this
 order:
 
 - C headers, no Python objects built there: ``zp_wire.h`` (big-endian loads and
-  stores of words, float bits, msgp.Number's load), ``zp_write.h`` (every msgpack
-  store: integers, lengths and headers, ext, time, complex, struct map headers; for
-  the encoder and the Arrow writer alike), ``zp_skip.h`` (stepping over a value, for
-  the decoder, the stream and the columnar reader), ``zp_civil.h`` (civil dates),
+  stores of words, float bits), ``zp_write.h`` (every msgpack store: integers,
+  lengths and headers, ext, time, complex, struct map headers; for the encoder and
+  the Arrow writer alike), ``zp_read.h`` (every msgpack read: headers, integers by
+  family and width, floats, times, complex numbers, struct names and keys,
+  interface{} checks, lead-byte names, and the messages of its refusals; for the
+  decoder and the columnar reader alike), ``zp_skip.h`` (stepping over a value, for
+  the decoder, the stream and the columnar reader), ``zp_trail.h`` (the steps of a
+  value tree, the one builder of every error's field path, the one nesting guard:
+  max_depth and the thread's C stack), ``zp_civil.h`` (civil dates),
   ``zp_object.h`` (member-slot access), ``zp_stack.h`` (the thread's stack bounds),
   ``zp_freelist.h`` (the memory of dropped records, kept for the next).
+- ``_skip.pxi``, ``_read.pxi``: ``zp_skip.h``'s skipper and ``zp_read.h``'s readers
+  declared, for the decoder and the columnar reader, each with its own raise.
 - ``_plan.pxi``: the plans compiled from a schema at load time (struct ->
   fields by zid, kinds, nested plans, slot offsets).
 - ``_record.pxi``: the C bases of the record classes (``RecordBase``,
   ``FrozenRecordBase``).
-- ``_trail.pxi``: where the codec is in the value tree, for error paths and the
-  depth limit.
-- ``_skip.pxi``: ``zp_skip.h``'s skipper, for decode's ``skip_value`` and the
-  columnar reader's ``dec_skip``, each with its own messages and paths.
+- ``_trail.pxi``: ``zp_trail.h`` declared, and ``Trail``, where the decoder or
+  encoder is in the value tree, for error paths and the nesting limits;
+  ``zp_traceback.h``: the traceback of an error raised deep in a value, cut short.
 - ``_unpacker.pxi``: the decoder, straight from a byte buffer.
 - ``_packer.pxi``: the encoder, straight into a growing buffer.
 - ``_codec.pxi``: ``Codec``, the public face the Python ``Schema`` builds on.
@@ -27,13 +33,13 @@ order:
 - ``_scan.pxi``: ``skip_records``, record boundaries without a schema (the index).
 - The columnar side: ``zp_arrow.h``, ``_arrow_abi.pxi`` (the Arrow C Data and C
   Stream Interface, a stable ABI); ``_arrow_schema.pxi`` (zebrapack.arrow's type
-  mapping exported as an ``ArrowSchema``); ``zp_arrow_read.h`` (growable column
-  buffers, UTF-8 checks, CRC32; the writer and the stream use it too),
+  mapping exported as an ``ArrowSchema``); ``zp_columnar.h`` (growable column
+  buffers and bitmaps, UTF-8 checks, CRC32; the writer and the stream use it too),
   ``_arrow_read.pxi`` (the columnar reader: records straight into Arrow buffers,
-  without the GIL); ``zp_path.h``, ``_arrow_stream.pxi`` (its sources, files opened
-  by C, batches and C stream); ``zp_arrow_write.h``, ``_arrow_write.pxi`` (the
-  columnar writer: Arrow buffers to records, without the GIL, through
-  ``zp_write.h``).
+  without the GIL, through ``zp_read.h`` and ``zp_trail.h``); ``zp_path.h``,
+  ``_arrow_stream.pxi`` (its sources, files opened by C, batches and C stream);
+  ``zp_arrow_write.h``, ``_arrow_write.pxi`` (the columnar writer: Arrow buffers to
+  records, without the GIL, through ``zp_write.h``).
 """
 
 cimport cython
@@ -74,7 +80,7 @@ from cpython.tuple cimport PyTuple_Check, PyTuple_CheckExact, PyTuple_GET_ITEM, 
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_Check, PyUnicode_DecodeUTF8
 from libc.math cimport signbit
 from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
-from libc.string cimport memcmp, memcpy, memmove
+from libc.string cimport memcmp, memcpy, memmove, memset
 
 import datetime as _datetime_module
 import gc as _gc_module
@@ -117,7 +123,6 @@ cdef extern from "zp_wire.h":
     ctypedef struct zp_number:
         int family
         uint64_t bits
-    Py_ssize_t zp_load_number(const unsigned char *p, Py_ssize_t left, zp_number *out) noexcept nogil
 
 # The msgpack stores of the encoder, the Arrow writer and the plans' keys.
 cdef extern from "zp_write.h":
@@ -230,10 +235,11 @@ cdef object _DecodeError = DecodeError
 cdef object _TornTailError = TornTailError
 cdef object _EncodeError = EncodeError
 
+include "_skip.pxi"
+include "_read.pxi"
 include "_plan.pxi"
 include "_record.pxi"
 include "_trail.pxi"
-include "_skip.pxi"
 include "_unpacker.pxi"
 include "_packer.pxi"
 include "_codec.pxi"

@@ -416,7 +416,7 @@ cdef int write_raw(Writer *w, TypePlan t, object value) except -1:
     try:
         if view.len == 0:
             return put_byte(w, ZP_NIL) + 1
-        problem = raw_problem(<const unsigned char *>view.buf, view.len, w.trail.max_depth - w.trail.depth)
+        problem = raw_problem(<const unsigned char *>view.buf, view.len, trail_levels_left(&w.trail))
         if problem is not None:
             return writer_fail(w, f"{t.go} must hold exactly one msgpack value: {problem}")
         put_raw(w, view.buf, view.len)
@@ -1101,7 +1101,7 @@ cdef int check_raw_value(Writer *w, object key, bytes raw) except -1:
     """A preserved value must be one msgpack value that decoding reads back (nested
     no deeper than the codec allows from here), or the record written is unreadable."""
     problem = raw_problem(<const unsigned char *>PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw),
-                          w.trail.max_depth - w.trail.depth)
+                          trail_levels_left(&w.trail))
     if problem is not None:
         writer_fail(w, f"{UNKNOWN_ATTR}[{key!r}] is not one msgpack value: {problem}")
     return 0

@@ -109,8 +109,7 @@ cdef struct FieldC:
     Py_ssize_t zid_key_len
     const char *tag_key             # FieldPlan.tag_key's bytes (msgp mode)
     Py_ssize_t tag_key_len
-    const char *tag                 # FieldPlan.tag's bytes (msgp mode keys read)
-    Py_ssize_t tag_len
+    zp_name tag                     # FieldPlan.tag's bytes (msgp mode keys read)
     PyObject *absent_zero           # decode: the shared immutable value an absent field gets (None for
                                     # time fields, else the TypePlan's shared zero), or NULL (make_zero)
     # Encode only (write_struct):
@@ -332,7 +331,8 @@ cdef Py_ssize_t DENSE_ZIDS_PER_FIELD = 4
 
 
 cdef inline FieldC *field_c_by_zid(StructPlan sp, int64_t zid) noexcept:
-    """The flattened field of zid, or NULL (unknown, Skip)."""
+    """The field of zid, or NULL (unknown, Skip): the one zid lookup, of the decoder and
+    of the encoder's check of preserved entries."""
     cdef Py_ssize_t low, high, middle
     cdef int32_t index
     if 0 <= zid < sp.zid_limit:
@@ -504,8 +504,8 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.zid_key_len = PyBytes_GET_SIZE(fp.zid_key)
     fc.tag_key = PyBytes_AS_STRING(fp.tag_key)
     fc.tag_key_len = PyBytes_GET_SIZE(fp.tag_key)
-    fc.tag = PyBytes_AS_STRING(fp.tag)
-    fc.tag_len = PyBytes_GET_SIZE(fp.tag)
+    fc.tag.text = PyBytes_AS_STRING(fp.tag)
+    fc.tag.len = PyBytes_GET_SIZE(fp.tag)
     # shared zeros (scalars, "", b"", [N]byte) hold no other value: no zero cost, nothing the collector tracks
     fc.absent_zero = <PyObject *>None if fp.time_field else (<PyObject *>fp.type.zero if fp.type.zero_shared else NULL)
     fc.wkey = fc.zid_key
@@ -539,7 +539,7 @@ cdef flatten_fields(StructPlan plan):
         plan.cmsgp_fields[i].wkey_len = plan.cmsgp_fields[i].tag_key_len
         plan.cmsgp_every[i] = plan.cmsgp_fields[i]
         plan.cmsgp_every[i].omitempty = False
-        if 0 <= plan.cfields[i].zid < plan.zid_limit:
+        if 0 <= plan.cfields[i].zid < plan.zid_limit:     # a field without a zid has none to look up
             plan.zid_index[plan.cfields[i].zid] = <int32_t>i
 
 

@@ -34,7 +34,7 @@ def skip_records(data, Py_ssize_t start, Py_ssize_t max_records, Py_ssize_t max_
         r.values_left = r.end - start       # the records' headers claim no more than the bytes from start
         while count < max_records and r.pos < r.end:
             b = r.buf[r.pos]
-            if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+            if not zp_is_map(b):
                 reader_fail(&r, r.pos, f"a record is a struct map, not {wire_type_name(b)}")
             record_start = r.pos
             try:

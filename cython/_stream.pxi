@@ -406,7 +406,7 @@ cdef class StreamDecoder:
         cdef unsigned char lead = self._buf[self._start]
         cdef int rc
         if not self._scanning:
-            if (lead & 0xf0) != 0x80 and lead != 0xde and lead != 0xdf:
+            if not zp_is_map(lead):
                 self._fail_as_decode(ZP_SKIP_DONE)      # decode's own "a record is a struct map"
             zp_skip_init(&self._skip, self._buf, self._start, self._end, self._levels, ZP_SKIP_INLINE,
                          self._codec.max_depth, self._end - self._start)

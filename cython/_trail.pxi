@@ -2,118 +2,141 @@
 # container level, updated with a store or two per element, so that an error
 # anywhere can name its field path (Compound.Inners[2].X) without any work on
 # the success path. It also enforces the nesting limits: max_depth levels, and
-# the thread's C stack (zp_stack.h), whichever comes first.
+# the thread's C stack (zp_stack.h), whichever comes first. The steps, the path
+# builder and the guard are zp_trail.h's, which the columnar reader uses too.
 
 cdef extern from "zp_traceback.h":
     void zp_traceback_shorten(object tb) noexcept
     void zp_traceback_shorten_pending() noexcept
 
-cdef enum:
-    P_NONE = 0      # entered, no element yet
-    P_FIELD = 1     # ref: the FieldPlan (owned by the codec)
-    P_INDEX = 2     # index: the list position
-    P_KEY = 3       # ref: a strong reference to the map key (NULL while it is read)
-    P_ZID = 4       # index: an unknown zid whose value is skipped
+cdef extern from "zp_trail.h":
+    enum:
+        ZP_STEP_NONE
+        ZP_STEP_FIELD
+        ZP_STEP_INDEX
+        ZP_STEP_KEY
+        ZP_STEP_ZID
+    ctypedef struct zp_step:
+        int kind
+        void *ref
+        int64_t index
+    ctypedef int64_t (*zp_step_spell)(void *owner, const zp_step *step, char *out, int64_t room) noexcept
+    int64_t zp_path_write(char *out, int64_t size, const char *root, const zp_step *steps, int64_t depth,
+                          zp_step_spell spell, void *owner) noexcept nogil
+    ctypedef struct zp_depth:
+        int64_t depth
+        int64_t max_depth
+        int64_t cap
+    void zp_steps_skipped(zp_step *steps, const zp_skipper *s) noexcept nogil
+    void zp_depth_init(zp_depth *g, int64_t max_depth, int64_t cap) noexcept nogil
+    bint zp_depth_enter(zp_depth *g) noexcept nogil
+    bint zp_depth_wants_room(const zp_depth *g) noexcept nogil
+    bint zp_depth_grown(zp_depth *g, int64_t cap) noexcept nogil
+    void zp_depth_message(char *out, size_t size, const zp_depth *g) noexcept nogil
 
 cdef enum:
     TRAIL_INLINE = 32
+    TRAIL_PATH_SMALL = 256          # a path this long is built on the stack, a longer one on the heap
+    DEPTH_MESSAGE_SIZE = 128
 
-cdef struct PathEntry:
-    int kind
-    PyObject *ref
-    Py_ssize_t index
-
+# Steps (zp_step): FIELD's ref the FieldPlan (borrowed: the codec owns it), KEY's ref
+# a strong reference to the map key (NULL while it is read).
 cdef struct Trail:
-    Py_ssize_t depth
-    Py_ssize_t max_depth
-    uintptr_t stack_low             # the thread's stack: its lowest address,
-    uintptr_t stack_floor           # and the lowest frame address recursion may reach
-    Py_ssize_t cap
+    zp_depth guard
     PyObject *root                  # the root struct's name (borrowed), or NULL
-    PathEntry *entries
-    PathEntry inline_entries[TRAIL_INLINE]
+    zp_step *entries
+    zp_step inline_entries[TRAIL_INLINE]
 
 
 cdef inline void trail_init(Trail *t, Py_ssize_t max_depth) noexcept:
-    t.depth = 0
-    t.max_depth = max_depth
-    t.stack_low = 0                 # set by trail_grow: shallow values never need the check
-    t.stack_floor = 0
-    t.cap = TRAIL_INLINE if max_depth + 1 > TRAIL_INLINE else max_depth + 1
+    zp_depth_init(&t.guard, max_depth, TRAIL_INLINE)
     t.root = NULL
     t.entries = t.inline_entries
-    t.entries[0].kind = P_NONE
+    t.entries[0].kind = ZP_STEP_NONE
     t.entries[0].ref = NULL
 
 
 cdef inline bint trail_enter(Trail *t) noexcept:
-    """Go one level deeper; False when that passes a limit (or memory ran out)."""
-    cdef uintptr_t here = zp_stack_here()
-    t.depth += 1
-    if t.depth >= t.cap and not trail_grow(t) or here < t.stack_floor and here >= t.stack_low:
-        t.depth -= 1
+    """Go one level deeper (zp_depth_enter); False when that passes a limit (or memory ran out)."""
+    if not zp_depth_enter(&t.guard) and not trail_grow(t):
         return False
-    t.entries[t.depth].kind = P_NONE
-    t.entries[t.depth].ref = NULL
+    t.entries[t.guard.depth].kind = ZP_STEP_NONE
+    t.entries[t.guard.depth].ref = NULL
     return True
 
 
 cdef bint trail_grow(Trail *t) noexcept:
-    cdef Py_ssize_t cap
-    cdef PathEntry *entries
-    if t.depth > t.max_depth:
+    """zp_depth_enter's slow path: more entries (on the heap past TRAIL_INLINE), then enter."""
+    cdef Py_ssize_t cap = t.guard.cap * 4
+    if not zp_depth_wants_room(&t.guard):
         return False
-    cap = t.cap * 4
-    if cap > t.max_depth + 1:
-        cap = t.max_depth + 1
+    if cap > t.guard.max_depth + 1:
+        cap = t.guard.max_depth + 1
+    return trail_entries(t, cap) and zp_depth_grown(&t.guard, cap)
+
+
+cdef bint trail_reserve(Trail *t, Py_ssize_t depth) noexcept:
+    """Entries up to depth (within max_depth: a failed skip's levels); False when memory ran out."""
+    if depth < t.guard.cap:
+        return True
+    if not trail_entries(t, depth + 1):
+        return False
+    t.guard.cap = depth + 1
+    return True
+
+
+cdef bint trail_entries(Trail *t, Py_ssize_t cap) noexcept:
+    """The entries moved to (or grown on) the heap, cap of them; False when memory ran out."""
+    cdef zp_step *entries
     if t.entries == t.inline_entries:
-        zp_stack_bounds(&t.stack_low, &t.stack_floor)
-        entries = <PathEntry *>PyMem_Malloc(cap * sizeof(PathEntry))
+        entries = <zp_step *>PyMem_Malloc(cap * sizeof(zp_step))
         if entries != NULL:
-            memcpy(entries, t.inline_entries, t.cap * sizeof(PathEntry))
+            memcpy(entries, t.inline_entries, t.guard.cap * sizeof(zp_step))
     else:
-        entries = <PathEntry *>PyMem_Realloc(t.entries, cap * sizeof(PathEntry))
+        entries = <zp_step *>PyMem_Realloc(t.entries, cap * sizeof(zp_step))
     if entries == NULL:
         return False
     t.entries = entries
-    t.cap = cap
     return True
 
 
 cdef str trail_too_deep(Trail *t):
-    """Why trail_enter refused to go deeper."""
-    if t.depth >= t.max_depth:
-        return f"nesting deeper than max_depth={t.max_depth}"
-    if t.depth + 1 >= t.cap:        # trail_grow could not allocate
-        return f"out of memory for the field path at {t.depth} levels"
-    return f"nesting deeper than this thread's C stack allows ({t.depth} levels)"
+    """Why trail_enter refused to go deeper (zp_depth_message)."""
+    cdef char message[DEPTH_MESSAGE_SIZE]
+    zp_depth_message(message, sizeof(message), &t.guard)
+    return message.decode("utf-8")
+
+
+cdef inline Py_ssize_t trail_levels_left(Trail *t) noexcept:
+    """The levels below this one that max_depth still allows."""
+    return t.guard.max_depth - t.guard.depth
 
 
 cdef inline void trail_leave(Trail *t) noexcept:
-    t.depth -= 1
+    t.guard.depth -= 1
 
 
 cdef inline void trail_field(Trail *t, PyObject *fp) noexcept:
     """At the field whose FieldPlan is fp (borrowed: the codec owns it)."""
-    t.entries[t.depth].kind = P_FIELD
-    t.entries[t.depth].ref = fp
+    t.entries[t.guard.depth].kind = ZP_STEP_FIELD
+    t.entries[t.guard.depth].ref = fp
 
 
 cdef inline void trail_index(Trail *t, Py_ssize_t index) noexcept:
-    t.entries[t.depth].kind = P_INDEX
-    t.entries[t.depth].index = index
+    t.entries[t.guard.depth].kind = ZP_STEP_INDEX
+    t.entries[t.guard.depth].index = index
 
 
 cdef inline void trail_zid(Trail *t, Py_ssize_t zid) noexcept:
-    t.entries[t.depth].kind = P_ZID
-    t.entries[t.depth].index = zid
+    t.entries[t.guard.depth].kind = ZP_STEP_ZID
+    t.entries[t.guard.depth].index = zid
 
 
 cdef inline void trail_key_reading(Trail *t) noexcept:
     """Before a map key is read: drop the previous key."""
-    cdef PathEntry *entry = &t.entries[t.depth]
-    cdef PyObject *old = entry.ref if entry.kind == P_KEY else NULL
-    entry.kind = P_KEY
+    cdef zp_step *entry = &t.entries[t.guard.depth]
+    cdef PyObject *old = <PyObject *>entry.ref if entry.kind == ZP_STEP_KEY else NULL
+    entry.kind = ZP_STEP_KEY
     entry.ref = NULL
     Py_XDECREF(old)
 
@@ -121,46 +144,75 @@ cdef inline void trail_key_reading(Trail *t) noexcept:
 cdef inline void trail_key(Trail *t, object key) noexcept:
     """The map key whose value comes next (a strong reference until replaced)."""
     Py_INCREF(key)
-    t.entries[t.depth].ref = <PyObject *>key
+    t.entries[t.guard.depth].ref = <PyObject *>key
 
 
 cdef inline void trail_map_done(Trail *t) noexcept:
     """A map level ends normally: release its key, then leave."""
     trail_key_reading(t)
-    t.depth -= 1
+    t.guard.depth -= 1
 
 
 cdef void trail_release(Trail *t) noexcept:
     """End of a call: release keys left by an error, free the heap entries."""
     cdef Py_ssize_t d
-    for d in range(1, t.depth + 1):
-        if t.entries[d].kind == P_KEY:
-            Py_XDECREF(t.entries[d].ref)
+    for d in range(1, t.guard.depth + 1):
+        if t.entries[d].kind == ZP_STEP_KEY:
+            Py_XDECREF(<PyObject *>t.entries[d].ref)
             t.entries[d].ref = NULL
-    t.depth = 0
+    t.guard.depth = 0
     if t.entries != t.inline_entries:
         PyMem_Free(t.entries)
         t.entries = t.inline_entries
+        t.guard.cap = min(TRAIL_INLINE, t.guard.max_depth + 1)
 
 
 cdef str trail_path(Trail *t):
-    """The field path, e.g. Compound.Inners[2].X or $[3] when no struct is known."""
-    cdef Py_ssize_t d
-    cdef PathEntry *entry
-    parts = [<object>t.root if t.root != NULL else "$"]
-    for d in range(1, t.depth + 1):
-        entry = &t.entries[d]
-        if entry.kind == P_FIELD:
-            parts.append("." + (<FieldPlan>entry.ref).name)
-        elif entry.kind == P_INDEX:
-            parts.append(f"[{entry.index}]")
-        elif entry.kind == P_KEY:
-            parts.append("[<key>]" if entry.ref == NULL else f"[{_short_repr(<object>entry.ref)}]")
-        elif entry.kind == P_ZID:
-            parts.append(f".<zid {entry.index}>")
+    """The field path, e.g. Compound.Inners[2].X or $[3] when no struct is known (zp_path_write)."""
+    return path_text(<object>t.root if t.root != NULL else None, t.entries, t.guard.depth, trail_spell, NULL)
+
+
+cdef str path_text(str root, const zp_step *steps, int64_t depth, zp_step_spell spell, void *owner):
+    """zp_path_write's path as a str, whatever its length (the trail's, the Arrow writer's)."""
+    cdef char small[TRAIL_PATH_SMALL]
+    cdef char *text
+    cdef const char *root_c = PyUnicode_AsUTF8AndSize(root, NULL) if root is not None else NULL
+    cdef int64_t n = zp_path_write(small, sizeof(small), root_c, steps, depth, spell, owner)
+    if n < TRAIL_PATH_SMALL:
+        return small[:n].decode("utf-8", "surrogatepass")
+    text = <char *>PyMem_Malloc(n + 1)
+    if text == NULL:
+        raise MemoryError()
+    try:
+        zp_path_write(text, n + 1, root_c, steps, depth, spell, owner)
+        return text[:n].decode("utf-8", "surrogatepass")
+    finally:
+        PyMem_Free(text)
+
+
+cdef int64_t trail_spell(void *owner, const zp_step *step, char *out, int64_t room) noexcept:
+    """A trail step's field name (its FieldPlan's) or map key (its repr, shortened), for zp_path_write."""
+    try:
+        if step.kind == ZP_STEP_FIELD:
+            text = (<FieldPlan>step.ref).name
         else:
-            break
-    return "".join(parts)
+            text = "<key>" if step.ref == NULL else _short_repr(<object>step.ref)
+    except Exception:                   # a key whose repr fails: named as an unknown key
+        text = "<key>"
+    return spell_text(text, out, room)
+
+
+cdef int64_t spell_text(str text, char *out, int64_t room) noexcept:
+    """A step's text for zp_path_write: its UTF-8 copied into out as far as room goes; its length."""
+    cdef Py_ssize_t n
+    try:
+        encoded = text.encode("utf-8", "surrogatepass")
+    except Exception:
+        encoded = b"<key>"
+    n = len(encoded)
+    if room > 0:
+        memcpy(out, <const char *>encoded, n if n < room else room)
+    return n
 
 
 cdef str _short_repr(object value):

@@ -30,8 +30,20 @@ cdef int reader_fail(Reader *r, Py_ssize_t at, str message) except -1:
 
 
 cdef int reader_truncated(Reader *r, Py_ssize_t at, Py_ssize_t needed) except -1:
+    cdef char message[READ_MESSAGE_SIZE]
     r.truncated = True
-    return reader_fail(r, at, f"input ends inside a value: {needed} bytes needed, {r.end - at} left")
+    zp_short_message(message, sizeof(message), needed, r.end - at)
+    return reader_fail(r, at, message.decode("utf-8"))
+
+
+cdef int reader_refused(Reader *r, int status, const zp_head *h, str go=None) except -1:
+    """The DecodeError of a zp_read.h refusal of the value at r.pos, in its words."""
+    cdef char message[READ_MESSAGE_SIZE]
+    if status == ZP_READ_SHORT:
+        return reader_truncated(r, r.pos + h.at, h.needed)
+    go_utf8 = (go or "").encode("utf-8")
+    zp_read_message(message, sizeof(message), status, r.buf + r.pos, r.end - r.pos, h, go_utf8, "")
+    return reader_fail(r, r.pos, message.decode("utf-8", "replace"))
 
 
 cdef inline int need(Reader *r, Py_ssize_t n) except -1:
@@ -55,141 +67,56 @@ cdef int reader_too_deep(Reader *r) except -1:
     return reader_fail(r, r.pos, trail_too_deep(&r.trail))
 
 
-cdef str wire_type_name(unsigned char b):
-    """The msgpack name of a lead byte, for messages."""
-    if b <= 0x7f:
-        return "positive fixint"
-    if b <= 0x8f:
-        return "map"
-    if b <= 0x9f:
-        return "array"
-    if b <= 0xbf:
-        return "str"
-    if b >= 0xe0:
-        return "negative fixint"
-    return _LEAD_NAMES[b - 0xc0]
+# -- headers (zp_read.h) ----------------------------------------------------------
+# Each: the length or count of the value at r.pos, checked against the input;
+# -1 (nothing read) when the value is of another type.
 
-cdef tuple _LEAD_NAMES = (
-    "nil", "the never-used byte 0xc1", "bool", "bool", "bin8", "bin16", "bin32",
-    "ext8", "ext16", "ext32", "float32", "float64", "uint8", "uint16", "uint32", "uint64",
-    "int8", "int16", "int32", "int64", "fixext1", "fixext2", "fixext4", "fixext8",
-    "fixext16", "str8", "str16", "str32", "array16", "array32", "map16", "map32",
-)
+cdef inline Py_ssize_t str_length(Reader *r, Py_ssize_t *header) except -2:
+    """Byte length of the str at r.pos; its header's size in header[0]."""
+    cdef zp_head h
+    return head_length(r, zp_read_str(r.buf + r.pos, r.end - r.pos, &h), &h, header)
 
 
-# -- headers ------------------------------------------------------------------
-
-cdef inline Py_ssize_t str_length(Reader *r, unsigned char b, Py_ssize_t *header) except -2:
-    """Byte length of the str starting at r.pos (checked against the input); -1: not a str."""
-    cdef Py_ssize_t n
-    if (b & 0xe0) == 0xa0:
-        n = b & 0x1f
-        header[0] = 1
-    elif b == 0xd9:
-        need(r, 2)
-        n = r.buf[r.pos + 1]
-        header[0] = 2
-    elif b == 0xda:
-        need(r, 3)
-        n = zp_load_u16(r.buf + r.pos + 1)
-        header[0] = 3
-    elif b == 0xdb:
-        need(r, 5)
-        n = zp_load_u32(r.buf + r.pos + 1)
-        header[0] = 5
-    else:
-        return -1
-    need(r, header[0] + n)
-    return n
+cdef inline Py_ssize_t bin_length(Reader *r, Py_ssize_t *header) except -2:
+    """Byte length of the bin at r.pos; its header's size in header[0]."""
+    cdef zp_head h
+    return head_length(r, zp_read_bin(r.buf + r.pos, r.end - r.pos, &h), &h, header)
 
 
-cdef inline Py_ssize_t bin_length(Reader *r, unsigned char b, Py_ssize_t *header) except -2:
-    """Byte length of the bin starting at r.pos (checked against the input); -1: not a bin."""
-    cdef Py_ssize_t n
-    if b == 0xc4:
-        need(r, 2)
-        n = r.buf[r.pos + 1]
-        header[0] = 2
-    elif b == 0xc5:
-        need(r, 3)
-        n = zp_load_u16(r.buf + r.pos + 1)
-        header[0] = 3
-    elif b == 0xc6:
-        need(r, 5)
-        n = zp_load_u32(r.buf + r.pos + 1)
-        header[0] = 5
-    else:
-        return -1
-    need(r, header[0] + n)
-    return n
+cdef inline Py_ssize_t ext_length(Reader *r, Py_ssize_t *header) except -2:
+    """Data length of the ext at r.pos (its type byte is at r.pos + header - 1)."""
+    cdef zp_head h
+    return head_length(r, zp_read_ext(r.buf + r.pos, r.end - r.pos, &h), &h, header)
 
 
-cdef inline Py_ssize_t ext_length(Reader *r, unsigned char b, Py_ssize_t *header) except -2:
-    """Data length of the ext starting at r.pos (its type byte is at r.pos + header - 1); -1: not an ext."""
-    cdef Py_ssize_t n
-    if 0xd4 <= b <= 0xd8:
-        n = 1 << (b - 0xd4)
-        header[0] = 2
-    elif b == 0xc7:
-        need(r, 3)
-        n = r.buf[r.pos + 1]
-        header[0] = 3
-    elif b == 0xc8:
-        need(r, 4)
-        n = zp_load_u16(r.buf + r.pos + 1)
-        header[0] = 4
-    elif b == 0xc9:
-        need(r, 6)
-        n = zp_load_u32(r.buf + r.pos + 1)
-        header[0] = 6
-    else:
-        return -1
-    need(r, header[0] + n)
-    return n
+cdef inline Py_ssize_t head_length(Reader *r, int rc, const zp_head *h, Py_ssize_t *header) except -2:
+    """The length a zp_read.h reader found at r.pos (status rc, h), its header's size in header[0]."""
+    if rc != ZP_READ_OK:
+        return -1 if rc == ZP_READ_OTHER else reader_refused(r, rc, h)
+    header[0] = h.header
+    return h.n
 
 
-cdef inline Py_ssize_t map_count(Reader *r, unsigned char b) except -2:
-    """Entry count of the map at r.pos, header consumed; -1 (nothing consumed): not a map."""
-    cdef Py_ssize_t n
-    if (b & 0xf0) == 0x80:
-        n = b & 0x0f
-        r.pos += 1
-    elif b == 0xde:
-        need(r, 3)
-        n = zp_load_u16(r.buf + r.pos + 1)
-        r.pos += 3
-    elif b == 0xdf:
-        need(r, 5)
-        n = zp_load_u32(r.buf + r.pos + 1)
-        r.pos += 5
-    else:
-        return -1
-    if n > (r.end - r.pos) >> 1:    # every entry takes two bytes at least
-        reader_truncated(r, r.pos, 2 * n)
-    claim_values(r, 2 * n)
-    return n
+cdef inline Py_ssize_t map_count(Reader *r) except -2:
+    """Entry count of the map at r.pos, header consumed, its values claimed."""
+    cdef zp_head h
+    cdef int rc = zp_read_map(r.buf + r.pos, r.end - r.pos, &h)
+    if rc != ZP_READ_OK:
+        return -1 if rc == ZP_READ_OTHER else reader_refused(r, rc, &h)
+    r.pos += h.header
+    claim_values(r, 2 * h.n)
+    return h.n
 
 
-cdef inline Py_ssize_t array_count(Reader *r, unsigned char b) except -2:
-    """Element count of the array at r.pos, header consumed; -1 (nothing consumed): not an array."""
-    cdef Py_ssize_t n
-    if (b & 0xf0) == 0x90:
-        n = b & 0x0f
-        r.pos += 1
-    elif b == 0xdc:
-        need(r, 3)
-        n = zp_load_u16(r.buf + r.pos + 1)
-        r.pos += 3
-    elif b == 0xdd:
-        need(r, 5)
-        n = zp_load_u32(r.buf + r.pos + 1)
-        r.pos += 5
-    else:
-        return -1
-    if n > r.end - r.pos:           # every element takes a byte at least
-        reader_truncated(r, r.pos, n)
-    claim_values(r, n)
-    return n
+cdef inline Py_ssize_t array_count(Reader *r) except -2:
+    """Element count of the array at r.pos, header consumed, its values claimed."""
+    cdef zp_head h
+    cdef int rc = zp_read_array(r.buf + r.pos, r.end - r.pos, &h)
+    if rc != ZP_READ_OK:
+        return -1 if rc == ZP_READ_OTHER else reader_refused(r, rc, &h)
+    r.pos += h.header
+    claim_values(r, h.n)
+    return h.n
 
 
 cdef inline int claim_values(Reader *r, Py_ssize_t n) except -1:
@@ -216,47 +143,14 @@ cdef inline int claim_zero(Reader *r, Py_ssize_t cost) except -1:
 
 # -- integers -----------------------------------------------------------------
 
-cdef enum:
-    INT_NONE = 0        # not an integer
-    INT_SIGNED = 1      # value in *sv, from the int family or a fixint
-    INT_UNSIGNED = 2    # value in *uv, from the uint family
-
-
-cdef inline int read_wire_int(Reader *r, unsigned char b, int64_t *sv, uint64_t *uv) except -1:
-    """Read any msgpack integer at r.pos; returns INT_SIGNED / INT_UNSIGNED, or INT_NONE untouched."""
-    if b <= 0x7f:
-        sv[0] = b
-        r.pos += 1
-        return INT_SIGNED
-    if b >= 0xe0:
-        sv[0] = <int8_t>b
-        r.pos += 1
-        return INT_SIGNED
-    if 0xcc <= b <= 0xcf:
-        need(r, 1 + (1 << (b - 0xcc)))
-        if b == 0xcc:
-            uv[0] = r.buf[r.pos + 1]
-        elif b == 0xcd:
-            uv[0] = zp_load_u16(r.buf + r.pos + 1)
-        elif b == 0xce:
-            uv[0] = zp_load_u32(r.buf + r.pos + 1)
-        else:
-            uv[0] = zp_load_u64(r.buf + r.pos + 1)
-        r.pos += 1 + (1 << (b - 0xcc))
-        return INT_UNSIGNED
-    if 0xd0 <= b <= 0xd3:
-        need(r, 1 + (1 << (b - 0xd0)))
-        if b == 0xd0:
-            sv[0] = <int8_t>r.buf[r.pos + 1]
-        elif b == 0xd1:
-            sv[0] = <int16_t>zp_load_u16(r.buf + r.pos + 1)
-        elif b == 0xd2:
-            sv[0] = <int32_t>zp_load_u32(r.buf + r.pos + 1)
-        else:
-            sv[0] = zp_load_i64(r.buf + r.pos + 1)
-        r.pos += 1 + (1 << (b - 0xd0))
-        return INT_SIGNED
-    return INT_NONE
+cdef inline int read_wire_int(Reader *r, zp_number *number) except -1:
+    """Read any msgpack integer at r.pos (zp_load_integer): its family, ZP_NUMBER_NONE
+    (nothing read) when the value is no integer."""
+    cdef Py_ssize_t size = zp_load_integer(r.buf + r.pos, r.end - r.pos, number)
+    if size < 0:
+        reader_truncated(r, r.pos, -size)
+    r.pos += size
+    return number.family
 
 
 cdef extern from "zp_wire.h":
@@ -265,131 +159,72 @@ cdef extern from "zp_wire.h":
 
 
 cdef inline object read_integer(Reader *r, TypePlan t, unsigned char b):
-    """An integer of kind t at r.pos (lead byte b). In line: the encodings of t's own
-    family that fit its range, which strict reading takes too; the rest (the other
-    family, truncation, overflow) in read_integer_slow."""
-    cdef int64_t sv
-    cdef uint64_t uv
-    cdef Py_ssize_t size
-    if b <= 0x7f:                   # fits every integer kind
-        r.pos += 1
-        return PyLong_FromLongLong(b)
-    if t.is_signed:
-        if b >= 0xe0:               # a negative fixint fits every signed kind
-            r.pos += 1
-            return PyLong_FromLongLong(<int8_t>b)
-        if 0xd0 <= b <= 0xd3:
-            size = 1 << (b - 0xd0)
-            if size < r.end - r.pos:
-                sv = zp_load_int_family(b, r.buf + r.pos + 1)
-                if t.imin <= sv <= t.imax:
-                    r.pos += 1 + size
-                    return PyLong_FromLongLong(sv)
-    elif 0xcc <= b <= 0xcf:
-        size = 1 << (b - 0xcc)
-        if size < r.end - r.pos:
-            uv = zp_load_uint_family(b, r.buf + r.pos + 1)
-            if uv <= t.umax:
-                r.pos += 1 + size
-                return PyLong_FromUnsignedLongLong(uv)
-    return read_integer_slow(r, t, b)
+    """An integer of kind t at r.pos (lead byte b). In line (zp_read_int_fast): the
+    encodings of t's own family that fit its range, which strict reading takes too; the
+    rest (the other family, truncation, overflow) in read_integer_slow."""
+    cdef uint64_t v
+    cdef int64_t size = zp_read_int_fast(r.buf + r.pos, r.end - r.pos, t.is_signed, t.imin, t.imax, t.umax, &v)
+    if size == 0:
+        return read_integer_slow(r, t, b)
+    r.pos += size
+    return int_object(v, t.is_signed)
+
+
+cdef inline object int_object(uint64_t v, bint is_signed):
+    """The int of an integer zp_read_int_fast read (two's complement when is_signed)."""
+    if is_signed or v <= <uint64_t>INT64_MAX:
+        return PyLong_FromLongLong(<int64_t>v)
+    return PyLong_FromUnsignedLongLong(v)
 
 
 cdef object read_integer_slow(Reader *r, TypePlan t, unsigned char b):
     """read_integer for every case its fast path leaves: other families, truncation, errors."""
-    cdef int64_t sv = 0
-    cdef uint64_t uv = 0
+    cdef zp_number number
+    cdef zp_head h
+    cdef int rc
     cdef Py_ssize_t start = r.pos
-    cdef int family
-    if b <= 0x7f:                   # fits every integer kind
-        r.pos += 1
-        return PyLong_FromLongLong(b)
-    family = read_wire_int(r, b, &sv, &uv)
-    if family == INT_NONE:
+    if read_wire_int(r, &number) == ZP_NUMBER_NONE:
         reader_type_error(r, t.go, b)
-    if r.strict:
-        # Go's reader: signed kinds take the int family (and fixints) only,
-        # unsigned kinds the uint family and positive fixints only.
-        if t.is_signed and family == INT_UNSIGNED or not t.is_signed and family == INT_SIGNED:
-            r.pos = start
-            reader_fail(r, start, f"expected {t.go}, found {wire_type_name(b)} (strict: wrong integer family)")
-    if family == INT_UNSIGNED:
-        if t.is_signed and uv > <uint64_t>t.imax or not t.is_signed and uv > t.umax:
-            r.pos = start
-            reader_fail(r, start, f"{uv} overflows {t.go}")
-        return PyLong_FromUnsignedLongLong(uv)
-    if t.is_signed and (sv < t.imin or sv > t.imax) or not t.is_signed and (sv < 0 or <uint64_t>sv > t.umax):
+    rc = zp_check_integer(r.buf + start, &number, t.is_signed, t.imin, t.imax, t.umax, r.strict, &h)
+    if rc != ZP_READ_OK:
         r.pos = start
-        reader_fail(r, start, f"{sv} overflows {t.go}")
-    return PyLong_FromLongLong(sv)
+        reader_refused(r, rc, &h, t.go)
+    if number.family == ZP_NUMBER_UINT:
+        return PyLong_FromUnsignedLongLong(number.bits)
+    return PyLong_FromLongLong(<int64_t>number.bits)
 
 
 # -- floats, complex, bool ------------------------------------------------------
 
 cdef object read_float(Reader *r, TypePlan t, unsigned char b):
     cdef double d = 0.0
-    cdef int64_t sv = 0
-    cdef uint64_t uv = 0
-    cdef Py_ssize_t start = r.pos
-    cdef int family
-    if b == 0xcb:
-        need(r, 9)
-        d = zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1))
-        if t.kind == K_F32:
-            if r.strict:
-                reader_fail(r, start, "expected float32, found float64 (strict)")
-            if not zp_double_fits_f32(d):
-                reader_fail(r, start, f"float64 {d!r} is not exactly a float32")
+    cdef zp_head h
+    cdef int rc
+    if b == 0xcb and t.kind == K_F64 and r.end - r.pos >= 9:      # in line: a float64 kind's own encoding
         r.pos += 9
-        return PyFloat_FromDouble(d)
-    if b == 0xca:                   # float64 fields take float32 too, as in Go
-        need(r, 5)
-        d = zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos + 1))
-        r.pos += 5
-        return PyFloat_FromDouble(d)
-    if not r.strict:
-        family = read_wire_int(r, b, &sv, &uv)
-        if family == INT_SIGNED and zp_i64_fits_double(sv):
-            d = <double>sv
-        elif family == INT_UNSIGNED and zp_u64_fits_double(uv):
-            d = <double>uv
-        elif family != INT_NONE:
-            r.pos = start
-            reader_fail(r, start, f"integer is not exactly a {t.go}")
-        else:
-            reader_type_error(r, t.go, b)
-        if t.kind == K_F32 and not zp_double_fits_f32(d):
-            r.pos = start
-            reader_fail(r, start, f"integer is not exactly a {t.go}")
-        return PyFloat_FromDouble(d)
-    return reader_type_error(r, t.go, b)
+        return PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos - 8)))
+    rc = zp_read_float(r.buf + r.pos, r.end - r.pos, t.kind == K_F32, r.strict, &h, &d)
+    if rc == ZP_READ_OTHER:
+        reader_type_error(r, t.go, b)
+    if rc == ZP_FLOAT64_INEXACT:        # Python's spelling of the float
+        reader_fail(r, r.pos, f"float64 {d!r} is not exactly a float32")
+    if rc != ZP_READ_OK:
+        reader_refused(r, rc, &h, t.go)
+    r.pos += h.header
+    return PyFloat_FromDouble(d)
 
 
 cdef object read_complex(Reader *r, TypePlan t, unsigned char b):
-    cdef double re, im
-    cdef Py_ssize_t start = r.pos
-    if b == 0xd7:
-        need(r, 10)
-        if <int8_t>r.buf[r.pos + 1] == 3:
-            re = zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos + 2))
-            im = zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos + 6))
-            if t.kind == K_C128 and r.strict:
-                reader_fail(r, start, "expected complex128 (ext 4), found complex64 (strict)")
-            r.pos += 10
-            return PyComplex_FromDoubles(re, im)
-    elif b == 0xd8:
-        need(r, 18)
-        if <int8_t>r.buf[r.pos + 1] == 4:
-            re = zp_double_from_bits(zp_load_u64(r.buf + r.pos + 2))
-            im = zp_double_from_bits(zp_load_u64(r.buf + r.pos + 10))
-            if t.kind == K_C64:
-                if r.strict:
-                    reader_fail(r, start, "expected complex64 (ext 3), found complex128 (strict)")
-                if not (zp_double_fits_f32(re) and zp_double_fits_f32(im)):
-                    reader_fail(r, start, "complex128 value is not exactly a complex64")
-            r.pos += 18
-            return PyComplex_FromDoubles(re, im)
-    return reader_fail(r, start, f"expected {t.go} (ext {3 if t.kind == K_C64 else 4}), found {wire_type_name(b)}")
+    cdef zp_head h
+    cdef int is64 = 0
+    cdef uint64_t re = 0, im = 0
+    cdef int rc = zp_read_complex(r.buf + r.pos, r.end - r.pos, t.kind == K_C64, r.strict, &h, &is64, &re, &im)
+    if rc != ZP_READ_OK:
+        reader_refused(r, rc, &h, t.go)
+    r.pos += h.header
+    if is64:
+        return PyComplex_FromDoubles(zp_double_from_f32_bits(<uint32_t>re), zp_double_from_f32_bits(<uint32_t>im))
+    return PyComplex_FromDoubles(zp_double_from_bits(re), zp_double_from_bits(im))
 
 
 cdef inline object read_bool(Reader *r, TypePlan t, unsigned char b):
@@ -490,9 +325,9 @@ cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
 
 cdef object read_str(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t header = 0
-    cdef Py_ssize_t n = str_length(r, b, &header)
+    cdef Py_ssize_t n = str_length(r, &header)
     if n < 0:
-        n = -1 if r.strict else bin_length(r, b, &header)
+        n = -1 if r.strict else bin_length(r, &header)
         if n < 0:
             reader_type_error(r, t.go, b)
     value = make_str(r.buf + r.pos + header, n)
@@ -502,9 +337,9 @@ cdef object read_str(Reader *r, TypePlan t, unsigned char b):
 
 cdef object read_bin(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t header = 0
-    cdef Py_ssize_t n = bin_length(r, b, &header)
+    cdef Py_ssize_t n = bin_length(r, &header)
     if n < 0:
-        n = -1 if r.strict else str_length(r, b, &header)
+        n = -1 if r.strict else str_length(r, &header)
         if n < 0:
             reader_type_error(r, t.go, b)
     if t.kind == K_BYTEARRAY and n != t.length:
@@ -517,53 +352,24 @@ cdef object read_bin(Reader *r, TypePlan t, unsigned char b):
 # -- time -----------------------------------------------------------------------
 
 cdef object read_time(Reader *r, bint field_level):
-    """time.Time: ext 5 (seconds, nanoseconds); the msgpack spec's ext -1 too, unless strict.
+    """time.Time (zp_read_time): ext 5 (seconds, nanoseconds); the msgpack spec's ext -1
+    too, unless strict.
 
     ``field_level``: a struct's own time field, where Go's zero instant is None.
     """
-    cdef unsigned char b
-    cdef Py_ssize_t start = r.pos
-    cdef Py_ssize_t header = 0
-    cdef Py_ssize_t n
-    cdef int8_t code
-    cdef int64_t seconds
-    cdef int64_t nanos
-    cdef uint64_t packed
+    cdef zp_head h
+    cdef int64_t seconds = 0, nanos = 0
+    cdef int rc
     need(r, 1)
-    b = r.buf[r.pos]
-    if b == 0xc0:
+    if r.buf[r.pos] == 0xc0:
         r.pos += 1
         return None if field_level else _GO_ZERO_TIME
-    n = ext_length(r, b, &header)
-    if n < 0:
-        return reader_fail(r, start, f"expected time.Time (ext 5), found {wire_type_name(b)}")
-    code = <int8_t>r.buf[r.pos + header - 1]
-    cdef const unsigned char *data = r.buf + r.pos + header
-    if code == 5 and n == 12:
-        if r.strict and b != 0xc7:      # Go's ReadTime takes the ext8 header only
-            reader_fail(r, start, f"expected time.Time (ext8, 12 bytes, ext 5), found {wire_type_name(b)} (strict)")
-        seconds = zp_load_i64(data)
-        nanos = <int32_t>zp_load_u32(data + 8)     # Go reads an int32
-        if nanos < 0 or nanos >= 1000000000:
-            # Go's time.Unix normalizes (seconds wrap around as Go's int64 does)
-            seconds = <int64_t>(<uint64_t>seconds + <uint64_t>zp_floor_div(nanos, 1000000000))
-            nanos -= zp_floor_div(nanos, 1000000000) * 1000000000
-    elif code == -1 and not r.strict and n in (4, 8, 12):
-        if n == 4:
-            seconds = zp_load_u32(data)
-            nanos = 0
-        elif n == 8:
-            packed = zp_load_u64(data)
-            nanos = <int64_t>(packed >> 34)
-            seconds = <int64_t>(packed & 0x3ffffffff)
-        else:
-            nanos = zp_load_u32(data)
-            seconds = zp_load_i64(data + 4)
-        if nanos > 999999999:
-            reader_fail(r, start, f"timestamp nanoseconds {nanos} above 999999999")
-    else:
-        return reader_fail(r, start, f"expected time.Time (ext 5), found ext {code} of {n} bytes")
-    r.pos += header + n
+    rc = zp_read_time(r.buf + r.pos, r.end - r.pos, r.strict, &h, &seconds, &nanos)
+    if rc == ZP_READ_OTHER:
+        reader_type_error(r, "time.Time (ext 5)", r.buf[r.pos])
+    if rc != ZP_READ_OK:
+        reader_refused(r, rc, &h)
+    r.pos += h.header + h.n
     return make_time(seconds, nanos, field_level)
 
 
@@ -590,7 +396,7 @@ cdef object make_time(int64_t seconds, int64_t nanos, bint field_level):
 
 cdef object read_ext(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t header = 0
-    cdef Py_ssize_t n = ext_length(r, b, &header)
+    cdef Py_ssize_t n = ext_length(r, &header)
     if n < 0:
         reader_type_error(r, t.go, b)
     code = <int8_t>r.buf[r.pos + header - 1]
@@ -602,7 +408,7 @@ cdef object read_ext(Reader *r, TypePlan t, unsigned char b):
 # -- containers -----------------------------------------------------------------
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
-    cdef Py_ssize_t n = array_count(r, b)
+    cdef Py_ssize_t n = array_count(r)
     cdef Py_ssize_t i
     cdef TypePlan elem = t.elem
     if n < 0:
@@ -610,13 +416,22 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     if t.kind == K_ARRAY and n != t.length:
         reader_fail(r, r.pos, f"expected {t.go} ({t.length} elements), found an array of {n}")
     cdef bint integers = K_UINT <= elem.kind <= K_INT64
+    cdef int64_t size
+    cdef uint64_t v
     result = PyList_New(n)
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
-        # integers without read_value's dispatch (nil still reads as the zero value there)
+        # integers without read_value's dispatch (nil still reads as the zero value there),
+        # zp_read_int_fast always in line
         if integers and r.pos < r.end and r.buf[r.pos] != 0xc0:
-            item = read_integer(r, elem, r.buf[r.pos])
+            size = zp_read_int_fast(r.buf + r.pos, r.end - r.pos, elem.is_signed, elem.imin, elem.imax, elem.umax,
+                                    &v)
+            if size:
+                r.pos += size
+                item = int_object(v, elem.is_signed)
+            else:
+                item = read_integer_slow(r, elem, r.buf[r.pos])
         else:
             item = read_value(r, elem)
         Py_INCREF(item)
@@ -626,7 +441,7 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
 
 
 cdef object read_map(Reader *r, TypePlan t, unsigned char b):
-    cdef Py_ssize_t n = map_count(r, b)
+    cdef Py_ssize_t n = map_count(r)
     cdef Py_ssize_t i
     if n < 0:
         reader_type_error(r, t.go, b)
@@ -647,39 +462,33 @@ cdef object read_map(Reader *r, TypePlan t, unsigned char b):
 # -- structs ----------------------------------------------------------------------
 
 cdef int check_struct_name(Reader *r, StructPlan sp) except -1:
-    """At the value of a -1 key: it must name the struct being read."""
-    cdef Py_ssize_t header = 0
-    cdef Py_ssize_t n
-    need(r, 1)
-    n = str_length(r, r.buf[r.pos], &header)
-    if n < 0:
-        reader_fail(r, r.pos, f"struct name (key -1) must be a str, found {wire_type_name(r.buf[r.pos])}")
-    if n != len(sp.name_utf8) or memcmp(r.buf + r.pos + header, <const char *>sp.name_utf8, n) != 0:
-        name = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+    """At the value of a -1 key: it must name the struct being read (zp_read_struct_name)."""
+    cdef zp_head h
+    cdef int rc = zp_read_struct_name(r.buf + r.pos, r.end - r.pos, sp.name_utf8, len(sp.name_utf8), &h)
+    if rc == ZP_NAME_OTHER:             # Python's spelling of the names
+        name = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
         reader_fail(r, r.pos, f"struct name {name.decode('utf-8', 'replace')!r} on the wire, expected {sp.name!r}")
-    r.pos += header + n
+    if rc != ZP_READ_OK:
+        reader_refused(r, rc, &h)
+    r.pos += h.header + h.n
     return 0
 
 
-cdef FieldC *field_by_tag(StructPlan sp, const unsigned char *text, Py_ssize_t n, Py_ssize_t hint) noexcept:
+cdef inline FieldC *field_by_tag(StructPlan sp, const unsigned char *text, Py_ssize_t n, Py_ssize_t hint) noexcept:
     """The field whose FieldTagName is text (msgp mode keys); NULL when unknown."""
-    cdef FieldC *fc
-    cdef Py_ssize_t i, count = sp.field_count
-    for i in range(count):
-        fc = &sp.cmsgp_fields[(hint + i) % count]
-        if fc.tag_len == n and zp_same_bytes(fc.tag, text, n):
-            return fc
-    return NULL
+    cdef int64_t k = zp_find_name(&sp.cmsgp_fields[0].tag, sizeof(FieldC), sp.field_count, text, n, hint)
+    return &sp.cmsgp_fields[k] if k >= 0 else NULL
 
 
 cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
-    cdef Py_ssize_t n = map_count(r, b)
-    cdef Py_ssize_t i, header = 0, klen, value_start
+    cdef Py_ssize_t n = map_count(r)
+    cdef Py_ssize_t i, klen = 0, value_start
+    cdef zp_head h
+    cdef int rc
     cdef Py_ssize_t filled = 0              # slots set for the first time
     cdef int64_t zid = 0
     cdef uint64_t uzid = 0
     cdef int32_t index
-    cdef int family
     cdef FieldC *fc
     cdef unsigned char k
     cdef bint slots = sp.build == BUILD_SLOTS
@@ -720,22 +529,24 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
                 check_struct_name(r, sp)
             continue
         else:
-            klen = str_length(r, k, &header)
-            if klen >= 0:                   # msgp mode: the key is the FieldTagName
-                tag = r.buf + r.pos + header
+            uzid = 0
+            rc = zp_read_struct_key(r.buf + r.pos, r.end - r.pos, &h, &uzid)
+            if rc == ZP_KEY_TAG:            # msgp mode: the key is the FieldTagName
+                tag = r.buf + r.pos + h.header
+                klen = h.n
                 fc = field_by_tag(sp, tag, klen, i)
-                r.pos += header + klen
-            else:
-                family = read_wire_int(r, k, &zid, &uzid)
-                if family == INT_NONE:
-                    reader_fail(r, r.pos, f"struct key must be a zid (int) or a field name (str), found {wire_type_name(k)}")
-                if family == INT_UNSIGNED:
-                    wide = uzid > 0x7fffffff    # no field has such a zid: kept as read
-                    zid = -2 if wide else <int64_t>uzid
-                if zid == -1:
-                    check_struct_name(r, sp)
-                    continue
+                r.pos += h.header + klen
+            elif rc == ZP_KEY_ZID:
+                r.pos += h.header
+                zid = h.value
+                wide = uzid != 0            # beyond int32: no field has such a zid, kept as read
                 fc = field_c_by_zid(sp, zid)
+            elif rc == ZP_KEY_NAME:
+                r.pos += h.header
+                check_struct_name(r, sp)
+                continue
+            else:
+                reader_refused(r, rc, &h)
         if fc == NULL:                      # unknown zid (newer schema), Skip field or tag
             trail_zid(&r.trail, zid)
             value_start = r.pos
@@ -843,50 +654,37 @@ cdef inline bint names_plan(Reader *r, PyObject *sp) noexcept:
 
 cdef int peek_struct_plan(Reader *r, PyObject **found) except -1:
     """found: the plan named by the -1 entry of the map at r.pos (borrowed from r.plans;
-    nothing consumed), or NULL if absent or unknown.
+    nothing consumed), or NULL if absent or unknown (zp_peek_struct_name).
 
     Only the map header and the first entry are looked at: the entry count is
     checked by read_struct, once the struct (and so the error path's root) is known."""
-    cdef Py_ssize_t save = r.pos
-    cdef Py_ssize_t header = 0
-    cdef Py_ssize_t n
-    cdef int64_t key = 0
-    cdef uint64_t ukey = 0
-    cdef unsigned char b = r.buf[r.pos]
+    cdef zp_head h
+    cdef int rc
     cdef PyObject *item
     cdef Py_ssize_t i
     cdef StructPlan sp
     found[0] = NULL
-    if (b & 0xf0) == 0x80:
-        if b != 0x80 and r.pos + 1 < r.end and r.buf[r.pos + 1] == 0xff:
-            # the common case: a fixint -1 and a plan's name entry exactly as written
-            for i in range(PyTuple_GET_SIZE(<tuple>r.plans)):
-                item = PyTuple_GET_ITEM(<tuple>r.plans, i)
-                if names_plan(r, item):
-                    found[0] = item
-                    return 0
-        n = b & 0x0f
-        r.pos += 1
-    else:
-        need(r, 5 if b == 0xdf else 3)
-        n = zp_load_u32(r.buf + r.pos + 1) if b == 0xdf else zp_load_u16(r.buf + r.pos + 1)
-        r.pos += 5 if b == 0xdf else 3
-    # -1 in any signed encoding, as read_struct takes it
-    if n > 0 and need(r, 1) == 0 and read_wire_int(r, r.buf[r.pos], &key, &ukey) == INT_SIGNED and key == -1:
-        need(r, 1)
-        n = str_length(r, r.buf[r.pos], &header)
-        if n >= 0:
-            sp = find_plan(<tuple>r.plans, r.buf + r.pos + header, n)
-            if sp is not None:
-                found[0] = <PyObject *>sp
-    r.pos = save
+    if (r.buf[r.pos] & 0xf0) == 0x80 and r.buf[r.pos] != 0x80 and r.pos + 1 < r.end and r.buf[r.pos + 1] == 0xff:
+        # the common case: a fixint -1 and a plan's name entry exactly as written
+        for i in range(PyTuple_GET_SIZE(<tuple>r.plans)):
+            item = PyTuple_GET_ITEM(<tuple>r.plans, i)
+            if names_plan(r, item):
+                found[0] = item
+                return 0
+    rc = zp_peek_struct_name(r.buf + r.pos, r.end - r.pos, &h)
+    if rc == ZP_READ_SHORT:
+        reader_refused(r, rc, &h)
+    if rc == ZP_READ_OK:
+        sp = find_plan(<tuple>r.plans, r.buf + r.pos + h.header, h.n)
+        if sp is not None:
+            found[0] = <PyObject *>sp
     return 0
 
 
 cdef object read_iface(Reader *r, TypePlan t, unsigned char b):
     """An interface-typed field: the concrete struct is named by the -1 entry."""
     cdef PyObject *sp
-    if (b & 0xf0) != 0x80 and b != 0xde and b != 0xdf:
+    if not zp_is_map(b):
         reader_type_error(r, t.go, b)
     peek_struct_plan(r, &sp)
     if sp == NULL:
@@ -897,15 +695,14 @@ cdef object read_iface(Reader *r, TypePlan t, unsigned char b):
 cdef int fail_unnamed_iface(Reader *r, TypePlan t) except -1:
     """The map at r.pos names no struct of the schema: say why, at the byte that does."""
     cdef Py_ssize_t start = r.pos, header = 0, n
-    cdef int64_t key = 0
-    cdef uint64_t ukey = 0
-    if map_count(r, r.buf[r.pos]) > 0:
+    cdef zp_number key
+    if map_count(r) > 0:
         start = r.pos
-        if read_wire_int(r, r.buf[r.pos], &key, &ukey) != INT_SIGNED or key != -1:
+        if read_wire_int(r, &key) != ZP_NUMBER_INT or <int64_t>key.bits != -1:
             return reader_fail(r, start, f"a {t.go} value must name a struct of the schema (key -1 first), "
                                          f"found {wire_type_name(r.buf[start])}")
         need(r, 1)
-        n = str_length(r, r.buf[r.pos], &header)
+        n = str_length(r, &header)
         if n < 0:
             return reader_fail(r, r.pos, f"struct name (key -1) must be a str, found {wire_type_name(r.buf[r.pos])}")
         name = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
@@ -921,44 +718,35 @@ cdef object read_any(Reader *r):
     # recursing into read_any directly keeps each nesting level's C frames small.
     cdef unsigned char b
     cdef Py_ssize_t n, i, header = 0
-    cdef int64_t sv = 0
-    cdef uint64_t uv = 0
-    cdef int family
+    cdef zp_number number
     cdef PyObject *sp
     if r.pos >= r.end:
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
-    family = read_wire_int(r, b, &sv, &uv)
-    if family == INT_SIGNED:
-        return PyLong_FromLongLong(sv)
-    if family == INT_UNSIGNED:         # Go reads the uint family as uint64
-        return _go_uint64(uv)
+    n = zp_load_number(r.buf + r.pos, r.end - r.pos, &number)
+    if n:                               # as Go reads numbers into interface{}: msgp.Number's families
+        if n < 0:
+            reader_truncated(r, r.pos, -n)
+        r.pos += n
+        return number_value(&number)
     if b == 0xc0:
         r.pos += 1
         return None
     if b == 0xc2 or b == 0xc3:
         r.pos += 1
         return b == 0xc3
-    if b == 0xcb:
-        need(r, 9)
-        r.pos += 9
-        return PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos - 8)))
-    if b == 0xca:                       # Go reads it as float32
-        need(r, 5)
-        r.pos += 5
-        return _go_float32(zp_load_u32(r.buf + r.pos - 4))
-    n = str_length(r, b, &header)
+    n = str_length(r, &header)
     if n >= 0:
         value = make_str(r.buf + r.pos + header, n)
         r.pos += header + n
         return value
-    n = bin_length(r, b, &header)
+    n = bin_length(r, &header)
     if n >= 0:
         value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
         r.pos += header + n
         return value
-    if (b & 0xf0) == 0x90 or b == 0xdc or b == 0xdd:
-        n = array_count(r, b)
+    if zp_is_array(b):
+        n = array_count(r)
         result = PyList_New(n)
         reader_enter(r)
         for i in range(n):
@@ -968,13 +756,13 @@ cdef object read_any(Reader *r):
             PyList_SET_ITEM(result, i, item)
         trail_leave(&r.trail)
         return result
-    if (b & 0xf0) == 0x80 or b == 0xde or b == 0xdf:
+    if zp_is_map(b):
         # a struct of the schema, named on the wire (not when the first key is a str)
         if not ((b & 0xf0) == 0x80 and (b == 0x80 or r.pos + 1 < r.end and (r.buf[r.pos + 1] & 0xe0) == 0xa0)):
             peek_struct_plan(r, &sp)
             if sp != NULL:
                 return read_struct(r, <StructPlan>sp, b)
-        n = map_count(r, b)
+        n = map_count(r)
         result = {}
         reader_enter(r)
         for i in range(n):
@@ -992,7 +780,7 @@ cdef object read_any(Reader *r):
             PyDict_SetItem(result, key, read_any(r))
         trail_map_done(&r.trail)
         return result
-    n = ext_length(r, b, &header)
+    n = ext_length(r, &header)
     if n >= 0:
         return _read_any_ext(r, header, n)
     return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
@@ -1012,16 +800,13 @@ cdef object go_float32(uint32_t bits):
 
 cdef inline bint is_any_map_key(Reader *r) noexcept:
     """Go reads a map inside interface{} as map[string]interface{}: keys str, bin (or nil)."""
-    cdef unsigned char k
-    if r.pos >= r.end:
-        return True                     # read_any reports the truncation
-    k = r.buf[r.pos]
-    return (k & 0xe0) == 0xa0 or 0xd9 <= k <= 0xdb or 0xc4 <= k <= 0xc6 or k == 0xc0
+    return r.pos >= r.end or zp_any_key_ok(r.buf[r.pos])     # (read_any reports a truncation)
 
 
 cdef int fail_any_map_key(Reader *r) except -1:
-    return reader_fail(r, r.pos, f"a map inside interface{{}} is a map[string]interface{{}} to Go: "
-                                 f"its keys are str, found {wire_type_name(r.buf[r.pos])} (strict)")
+    cdef zp_head h
+    memset(&h, 0, sizeof(h))
+    return reader_refused(r, ZP_ANY_KEY, &h)
 
 
 cdef object read_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n):
@@ -1042,8 +827,8 @@ cdef object read_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n):
         r.pos += header + n
         return PyComplex_FromDoubles(zp_double_from_bits(zp_load_u64(data)),
                                      zp_double_from_bits(zp_load_u64(data + 8)))
-    if r.strict and 3 <= code <= 5:
-        fail_any_ext(r, code, n)
+    if r.strict and not zp_any_ext_ok(b, code, n):
+        fail_any_ext(r, header, n)
     value = PyBytes_FromStringAndSize(<const char *>data, n)
     r.pos += header + n
     return _Ext(code, value)
@@ -1055,12 +840,17 @@ _go_uint64 = go_uint64
 _go_float32 = go_float32
 _read_any_ext = read_any_ext
 
+# Go's shapes of ext 3, 4 and 5 (the encoder's messages; zp_read_message spells the decoder's)
 cdef tuple _GO_EXT_SHAPES = ("complex64 (fixext8)", "complex128 (fixext16)", "time.Time (ext8, 12 bytes)")
 
 
-cdef int fail_any_ext(Reader *r, int code, Py_ssize_t n) except -1:
-    return reader_fail(r, r.pos, f"ext {code} of {n} bytes in a {wire_type_name(r.buf[r.pos])}: Go reads "
-                                 f"ext {code} as {_GO_EXT_SHAPES[code - 3]} only (strict)")
+cdef int fail_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n) except -1:
+    cdef zp_head h
+    memset(&h, 0, sizeof(h))
+    h.header = header
+    h.n = n
+    h.code = <int8_t>r.buf[r.pos + header - 1]
+    return reader_refused(r, ZP_ANY_EXT, &h)
 
 
 # -- msgp.Raw, msgp.Number -------------------------------------------------------
@@ -1074,8 +864,7 @@ cdef object read_raw(Reader *r):
 
 
 cdef object read_number(Reader *r, TypePlan t, unsigned char b):
-    """msgp.Number: in its wire family (zp_load_number), as interface{} numbers are:
-    an int, a GoUint64, a GoFloat32 or a float."""
+    """msgp.Number: in its wire family (zp_load_number), as interface{} numbers are."""
     cdef zp_number number
     cdef Py_ssize_t size = zp_load_number(r.buf + r.pos, r.end - r.pos, &number)
     if size < 0:
@@ -1083,11 +872,16 @@ cdef object read_number(Reader *r, TypePlan t, unsigned char b):
     if size == 0:
         reader_type_error(r, t.go + " (an integer or a float)", b)
     r.pos += size
+    return number_value(&number)
+
+
+cdef inline object number_value(const zp_number *number):
+    """A number read by zp_load_number: an int, a GoUint64, a GoFloat32 or a float."""
     if number.family == ZP_NUMBER_INT:
         return PyLong_FromLongLong(<int64_t>number.bits)
-    if number.family == ZP_NUMBER_UINT:
+    if number.family == ZP_NUMBER_UINT:         # Go reads the uint family as uint64
         return _go_uint64(number.bits)
-    if number.family == ZP_NUMBER_F32:
+    if number.family == ZP_NUMBER_F32:          # and float32 as float32
         return _go_float32(<uint32_t>number.bits)
     return PyFloat_FromDouble(zp_double_from_bits(number.bits))
 
@@ -1123,7 +917,7 @@ cdef int skip_nested(Reader *r) except -1:
     cdef zp_skipper s
     cdef zp_skip_level levels[ZP_SKIP_INLINE]
     cdef int rc
-    zp_skip_init(&s, r.buf, r.pos, r.end, levels, ZP_SKIP_INLINE, r.trail.max_depth - r.trail.depth, r.values_left)
+    zp_skip_init(&s, r.buf, r.pos, r.end, levels, ZP_SKIP_INLINE, trail_levels_left(&r.trail), r.values_left)
     rc = zp_skip(&s)
     r.pos = s.pos
     r.values_left = s.values_left
@@ -1139,24 +933,16 @@ _skip_nested = skip_nested
 
 cdef int skip_failed(Reader *r, zp_skipper *s, int rc) except -1:
     """Raise the DecodeError of a failed skip, its path going through the skipped levels."""
-    cdef Py_ssize_t depth = r.trail.depth + s.level, level
-    path = [trail_path(&r.trail)]
-    for level in range(1, s.level + 1):
-        path.append(f"[{zp_skip_index(s, level) >> zp_skip_is_map(s, level)}]")
+    cdef char message[READ_MESSAGE_SIZE]
+    cdef Py_ssize_t depth = r.trail.guard.depth
+    zp_skip_message(message, sizeof(message), rc, s, r.end, r.trail.guard.max_depth, depth + s.level)
+    if rc == ZP_SKIP_TRUNCATED or rc == ZP_SKIP_TOO_MANY:
+        r.truncated = True
+    if trail_reserve(&r.trail, depth + s.level):
+        zp_steps_skipped(r.trail.entries + depth, s)
+        r.trail.guard.depth += s.level
     zp_skip_release(s)
-    if rc == ZP_SKIP_TRUNCATED:
-        r.truncated = True
-        message = f"input ends inside a value: {s.needed} bytes needed, {r.end - s.at} left"
-    elif rc == ZP_SKIP_NEVER_USED:
-        message = "0xc1 is never used in msgpack"
-    elif rc == ZP_SKIP_TOO_MANY:
-        r.truncated = True
-        message = "the headers claim more values than the input has bytes"
-    elif rc == ZP_SKIP_TOO_DEEP:
-        message = f"nesting deeper than max_depth={r.trail.max_depth}"
-    else:
-        message = f"out of memory for the field path at {depth} levels"
-    raise _DecodeError(message, "".join(path), r.base + s.at)
+    raise _DecodeError(message.decode("utf-8"), trail_path(&r.trail), r.base + s.at)
 
 
 # -- values -----------------------------------------------------------------------

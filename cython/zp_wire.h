@@ -249,54 +249,13 @@ static inline void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t
 /* msgp.Number: a number that keeps its wire family, as the reference runtime's
  * Number reads and writes it. bits: the int64 (two's complement) of ZP_NUMBER_INT,
  * the uint64 of ZP_NUMBER_UINT, the float32 bits of ZP_NUMBER_F32, the float64 bits
- * of ZP_NUMBER_F64. */
+ * of ZP_NUMBER_F64. zp_load_number (zp_read.h) reads it, zp_store_number (zp_write.h)
+ * writes it. */
 enum { ZP_NUMBER_NONE = 0, ZP_NUMBER_INT = 1, ZP_NUMBER_UINT = 2, ZP_NUMBER_F32 = 3, ZP_NUMBER_F64 = 4 };
 
 typedef struct {
     int family;
     uint64_t bits;
 } zp_number;
-
-/* The number at p (left > 0 bytes readable), read as Number.UnmarshalMsg reads it:
- * fixints (positive and negative) and int8..int64 are INT, uint8..uint64 UINT,
- * float32 F32, float64 F64. Returns its size; 0 (family NONE) when the value is
- * no number; minus the bytes it needs when the input ends inside it. */
-static inline Py_ssize_t zp_load_number(const unsigned char *p, Py_ssize_t left, zp_number *out) {
-    unsigned char b = p[0];
-    Py_ssize_t size;
-    out->family = ZP_NUMBER_NONE;
-    out->bits = 0;
-    if (b <= 0x7f || b >= 0xe0) {
-        out->family = ZP_NUMBER_INT;
-        out->bits = (uint64_t)(int64_t)(int8_t)b;
-        return 1;
-    }
-    if (b >= 0xcc && b <= 0xcf)
-        size = 1 + ((Py_ssize_t)1 << (b - 0xcc));
-    else if (b >= 0xd0 && b <= 0xd3)
-        size = 1 + ((Py_ssize_t)1 << (b - 0xd0));
-    else if (b == 0xca)
-        size = 5;
-    else if (b == 0xcb)
-        size = 9;
-    else
-        return 0;
-    if (size > left)
-        return -size;
-    if (b == 0xca) {
-        out->family = ZP_NUMBER_F32;
-        out->bits = zp_load_u32(p + 1);
-    } else if (b == 0xcb) {
-        out->family = ZP_NUMBER_F64;
-        out->bits = zp_load_u64(p + 1);
-    } else if (b <= 0xcf) {
-        out->family = ZP_NUMBER_UINT;
-        out->bits = zp_load_uint_family(b, p + 1);
-    } else {
-        out->family = ZP_NUMBER_INT;
-        out->bits = (uint64_t)zp_load_int_family(b, p + 1);
-    }
-    return size;
-}
 
 #endif

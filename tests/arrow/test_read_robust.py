@@ -16,6 +16,7 @@ import zebrapack
 import zebrapack.arrow as zpa
 
 from support.engines import engine
+from support.memory import steady_growth
 
 pa = engine("pyarrow")
 
@@ -84,11 +85,6 @@ def test_fuzz_corpus_replays_through_the_arrow_target(path):
     check_arrow(path.read_bytes())
 
 
-def resident_bytes() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * 4096
-
-
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
 def test_readers_streams_and_batches_free_everything():
     schema = vector_schema("zp.z")
@@ -106,9 +102,8 @@ def test_readers_streams_and_batches_free_everything():
             zpa.arrow_schema(schema, "Compound").__arrow_c_schema__()
 
     rounds(50)                                   # warm up the allocators
-    before = resident_bytes()
-    rounds(500)
-    assert resident_bytes() - before < 1 << 20   # leaking one read a round would take ~10 MB
+    # leaking one read a round would take ~10 MB in each window
+    assert steady_growth(lambda: rounds(500)) < 1 << 20
 
 
 def test_values_kept_as_bytes_are_checked_as_decode_reads_them():

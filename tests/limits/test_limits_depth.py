@@ -6,12 +6,11 @@ thread with a small stack, whatever max_depth a caller sets."""
 
 from __future__ import annotations
 
-import gc
-import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
+from support.threads import SMALL_STACK, in_thread
 from support.vectors import VECTORS, vector_schema
 
 import zebrapack
@@ -19,7 +18,6 @@ from zebrapack import DecodeError, EncodeError
 from zebrapack._core import OPTIMIZED_BUILD
 
 MILLION = 1_000_000
-SMALL_STACK = 256 * 1024
 ZP_PATH = VECTORS / "schemas" / "zp.z"
 #: Debug and sanitizer builds have C frames several times bigger: the stack guard then
 #: stops nesting earlier, by design.
@@ -49,45 +47,6 @@ NODE_SCHEMA = {"Structs": {"Node": {"StructName": "Node", "Fields": [{
 
 def node_input(depth: int) -> bytes:
     return (b"\x82" + name_entry("Node") + b"\x00\x81\xa1k") * (depth // 2) + b"\x80"
-
-
-def in_thread(action: Callable[[], Any], stack_size: int = SMALL_STACK) -> Any:
-    """action() run in a new thread with the given stack; its result, or its exception raised here.
-
-    The garbage collector does not run in that thread: CPython 3.13 frees a deeply nested
-    garbage object (a chain of 100,000 records or lists, a long traceback) by recursion,
-    which overflows a 256 KiB stack whoever made the garbage. What earlier tests left is
-    collected here first, on this thread's stack, and no reference cycle carries the
-    outcome (and the deep values its traceback holds) past this call."""
-    outcome: list[Any] = []
-
-    def run() -> None:
-        try:
-            outcome.append((True, action()))
-        except BaseException as exc:  # noqa: BLE001 - carried to the calling thread
-            outcome.append((False, exc))
-
-    gc.collect()
-    collecting = gc.isenabled()
-    gc.disable()
-    previous = threading.stack_size(stack_size)
-    try:
-        thread = threading.Thread(target=run)
-        thread.start()
-    finally:
-        threading.stack_size(previous)
-    try:
-        thread.join()
-    finally:
-        if collecting:
-            gc.enable()
-    ok, value = outcome.pop()
-    if not ok:
-        try:
-            raise value
-        finally:
-            del value       # the traceback holds this frame: no cycle through its locals
-    return value
 
 
 def test_default_max_depth_is_high_enough_for_the_vectors() -> None:

@@ -11,8 +11,9 @@ import warnings
 from collections.abc import Callable
 
 import pytest
+from support.memory import resident_bytes
 from support.vectors import VECTORS
-from test_robust_decode import FAILURES, ZP
+from support.decode_failures import FAILURES, ZP
 
 import zebrapack
 from zebrapack import DecodeError, EncodeError
@@ -25,11 +26,6 @@ SMALL_VECTORS = [(VECTORS / "zp" / f"{name}.zpk").read_bytes() for name in
                  ("A_seed", "Prims_max", "Prims_min", "Prims_any_map", "Prims_any_time", "Compound_full", "Tree_small")]
 #: Objects every call touches: a reference kept by mistake shows in their counts.
 WATCHED = (None, True, False, ZP.types.Prims, ZP.types.Compound, ZP.types.Inner, DecodeError, EncodeError)
-
-
-def resident_bytes() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * 4096
 
 
 def assert_no_growth(action: Callable[[], object], calls: int) -> None:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from support.vectors import MANIFEST, VECTORS, vector_bytes
-from test_robust_decode import FAILURES
+from support.decode_failures import FAILURES
 
 import zebrapack
 from zebrapack import DecodeError

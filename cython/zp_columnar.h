@@ -1,8 +1,10 @@
-/* C helpers of the columnar reader (_arrow_read.pxi): growable column buffers,
- * UTF-8 validation, CRC32 (index entries), bit counting. Nothing here touches
- * a Python object, so all of it runs without the GIL, on any thread. */
-#ifndef ZP_ARROW_READ_H
-#define ZP_ARROW_READ_H
+/* C helpers of the Arrow side: growable column buffers and bitmaps (the columnar
+ * reader, _arrow_read.pxi), UTF-8 validation (the reader and the writer,
+ * _arrow_write.pxi), 64-bit fseek, CRC32 of index entries and the one-consumer
+ * guard (its sources and C stream, _arrow_stream.pxi), bit counting. Nothing here
+ * touches a Python object, so all of it runs without the GIL, on any thread. */
+#ifndef ZP_COLUMNAR_H
+#define ZP_COLUMNAR_H
 
 #include <stdint.h>
 #include <stdio.h>
