@@ -3,7 +3,9 @@ decoded in parallel, give the table, the errors and the torn tails one thread gi
 
 from __future__ import annotations
 
+import gc
 import random
+import threading
 import time
 
 import msgpack
@@ -181,3 +183,20 @@ def test_read_next_batch_with_threads_gives_every_batch_once_in_order(a_file):
         while True:
             names.extend(stream.read_next_batch().column("Name").to_pylist())
     assert names == [r.Name for r in a_file.schema.decode_all(a_file.data)]
+
+
+def test_a_stream_dropped_half_read_stops_its_threads(a_file):
+    def decoder_threads() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("zebrapack-arrow")]
+
+    assert decoder_threads() == []
+    for read_some in (lambda stream: stream.read_next_batch(), lambda stream: next(iter(stream))):
+        stream = zpa.read(a_file.path, a_file.schema, type="A", batch_rows=10, threads=2)
+        read_some(stream)
+        assert decoder_threads()
+        del stream
+        gc.collect()
+        deadline = time.monotonic() + 10
+        while decoder_threads() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert decoder_threads() == []

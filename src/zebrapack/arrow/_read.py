@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -182,14 +183,18 @@ class RecordBatchStream:
         with self._lock:
             self._read_once()
         planner = Planner(self._batch_rows, self._codec.max_depth, self._max_record_size)
+        # The threads and the ranges they queue see this stream through a weak proxy, so
+        # that a stream dropped half read is collected (read_next_batch's finalizer, or
+        # the iterator's own end, stops the threads).
+        stream = weakref.proxy(self)
 
         def new_reader(item: Range) -> ArrowRecordReader:
-            return self._new_reader()
+            return stream._new_reader()
 
         def plan(offer: Any) -> None:
-            for source in self._sources:
+            for source in stream._sources:
                 planner.next_source()
-                self._plan_source(planner, offer, source)
+                RecordBatchStream._plan_source(stream, planner, offer, source)
 
         batches = ParallelBatches(plan, new_reader, self._threads, pa)
         for source in self._sources:
@@ -279,6 +284,7 @@ class RecordBatchStream:
             with self._next_lock:
                 if self._parallel is None:
                     self._parallel = self._open_parallel()
+                    weakref.finalize(self, self._parallel.close)
                 batch = self._parallel.next()
             if batch is None:
                 raise StopIteration
