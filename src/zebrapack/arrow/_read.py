@@ -11,7 +11,7 @@ import os
 import threading
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, cast
 
 from .._core import ArrowRecordReader, arrow_schema_capsule
 from ..recordio.index_format import Split
@@ -186,7 +186,7 @@ class RecordBatchStream:
         # The threads and the ranges they queue see this stream through a weak proxy, so
         # that a stream dropped half read is collected (read_next_batch's finalizer, or
         # the iterator's own end, stops the threads).
-        stream = weakref.proxy(self)
+        stream = cast(RecordBatchStream, weakref.proxy(self))
 
         def new_reader(item: Range) -> ArrowRecordReader:
             return stream._new_reader()
