@@ -2,8 +2,10 @@
 # Interface (PyCapsules from pyarrow, Polars, our own reader...) written as
 # records, row by row, straight from the Arrow buffers. One WCol per schema
 # field says how its column is read (the Arrow layout) and written (the plan's
-# kind, omission, key); rows are encoded without the GIL into a malloc'd buffer
-# and come back as chunks of bytes. Every row is written exactly as encode
+# kind, omission, key), and, compiled from both when the columns are built, the
+# op by which a struct writes its non-null values without a dispatch per value
+# (aw_struct_value). Rows are encoded without the GIL straight into the bytes
+# object of their chunk, sized from the batch's bound, and come back as chunks. Every row is written exactly as encode
 # writes the value decode would give for it, and refused where encode refuses
 # (an EncodeError naming the row and the column path).
 
@@ -15,9 +17,15 @@ cdef extern from "zp_arrow_write.h":
         unsigned char *data
         Py_ssize_t pos
         Py_ssize_t cap
-    int zp_out_room(zp_out *o, Py_ssize_t n) noexcept nogil
-    int zp_out_raw(zp_out *o, const void *p, Py_ssize_t n) noexcept nogil
+    unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
+    void zp_split_timestamp(int64_t v, int64_t per_second, int64_t *seconds, uint32_t *nanos) noexcept nogil
     Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) noexcept nogil
+
+cdef extern from "zp_write.h":
+    Py_ssize_t zp_store_f64_bits(unsigned char *p, uint64_t bits) noexcept nogil
+
+cdef extern from "zp_wire.h":
+    void aw_copy_short "zp_copy_short"(unsigned char *dst, const void *src, Py_ssize_t n) noexcept nogil
 
 
 cdef enum:
@@ -39,6 +47,21 @@ cdef enum:
     L_FIXED_LIST    # +w:N
     L_STRUCT        # +s
     L_MAP           # +m
+
+cdef enum:
+    # ops: how a struct writes a field's non-null value (aw_struct_value), from its kind and layout
+    OP_GENERAL = 0  # aw_value: every kind and layout (nested values, dictionaries, views, raw bytes...)
+    OP_CONST        # W_CONST: the bytes compiled for a field without a column
+    OP_STR          # string from utf8 / large_utf8 (offsets)
+    OP_BIN          # []byte, [N]byte from binary / large_binary / fixed_size_binary
+    OP_INT          # an integer from an integer column
+    OP_FLOAT        # float32, float64 from a float or integer column
+    OP_BOOL
+    OP_TIME         # time.Time from a timestamp
+
+#: A string column's bytes are checked as UTF-8 in blocks of this many (aw_utf8_check).
+cdef int64_t UTF8_BLOCK = 1 << 16
+
 
 cdef enum:
     W_VALUE = 0     # a column of values
@@ -64,12 +87,20 @@ cdef struct WCol:
     PyObject *field         # borrowed FieldPlan of a struct field (paths), or NULL
     PyObject *type_plan     # borrowed TypePlan (messages, raw checks)
     PyObject *struct_plan   # borrowed StructPlan of a struct value
-    const unsigned char *key        # the field's key as written (zid, or tag in msgp mode)
+    const unsigned char *key        # the field's key as written (zid, or tag in msgp mode); this and
+                                    # the other compiled bytes below are padded for zp_copy_words
     Py_ssize_t key_len
     const unsigned char *name_entry  # the struct's -1 entry, when written
     Py_ssize_t name_len
     const unsigned char *const_bytes # W_CONST: key + zero value (empty: omitted)
     Py_ssize_t const_len
+    # how a struct writes it (aw_struct_value), fixed when the columns are built
+    int op                  # OP_*
+    bint omit_value         # omit, and not under a pointer: a zero non-null value is left out
+    Py_ssize_t header_size  # a struct: the room of its map header (zp_map_header_size)
+    Py_ssize_t room         # a struct: the bound of its fixed part (header, name, each field's key and
+                            # value of bounded size, and the slack of zp_copy_words)
+    Py_ssize_t room_after   # a struct's field: the bound of the fixed part after it, slack included
     # how it is read
     int layout
     int width               # bytes per value: integers, floats, fixed binary; N of fixed lists
@@ -81,16 +112,21 @@ cdef struct WCol:
     WCol *values             # L_DICT: the dictionary's values
     # bound for each batch
     ArrowArray *arr
+    int64_t off             # arr.offset
     const uint8_t *validity
     const unsigned char *data1
     const unsigned char *data2
     int64_t last            # L_BIN, L_LARGE_BIN: the last offset, the data buffer's extent
+    int64_t first           # L_BIN, L_LARGE_BIN: the first offset
+    int64_t utf8_ok         # a string column: data2[first:utf8_ok] is checked UTF-8 (aw_utf8_check)
+    bint utf8_bad           # ... and invalid at utf8_ok
     Py_ssize_t n_variadic
     ArrowArray *entries     # L_MAP: the entries struct
 
 
 cdef struct WriteCtx:
-    zp_out out
+    zp_out out              # in out_bytes, a bytes object of out.cap bytes, owned
+    PyObject *out_bytes
     bint msgp
     bint structnames
     bint fixext             # ext headers as the reference's EncodeMsg writes them (zp_store_ext_header)
@@ -173,11 +209,23 @@ cdef int fail_oom(WriteCtx *ctx) except -1 nogil:
 
 # -- the output: room made in ctx.out, the msgpack stored there by zp_write.h ---------
 
+cdef int aw_grow(WriteCtx *ctx, Py_ssize_t n) except -1 nogil:
+    """Room for n more bytes: the chunk's bytes object resized (rarely: it is sized from
+    the batch's bound, aw_start_chunk)."""
+    cdef Py_ssize_t cap = ctx.out.cap * 2
+    if cap < ctx.out.pos + n:
+        cap = ctx.out.pos + n
+    with gil:
+        _PyBytes_Resize(&ctx.out_bytes, cap)     # (its only reference: resized in place or moved)
+        ctx.out.data = <unsigned char *>PyBytes_AS_STRING(<object>ctx.out_bytes)
+        ctx.out.cap = cap
+    return 0
+
+
 cdef inline unsigned char *aw_room(WriteCtx *ctx, Py_ssize_t n) except NULL nogil:
     """Where the next n bytes of output go (the room made)."""
-    if zp_out_room(&ctx.out, n):
-        fail_oom(ctx)
-        return NULL
+    if n > ctx.out.cap - ctx.out.pos:
+        aw_grow(ctx, n)
     return ctx.out.data + ctx.out.pos
 
 
@@ -188,18 +236,10 @@ cdef inline int aw_put_byte(WriteCtx *ctx, unsigned char b) except -1 nogil:
 
 
 cdef inline int aw_put_raw(WriteCtx *ctx, const void *p, Py_ssize_t n) except -1 nogil:
-    if zp_out_raw(&ctx.out, p, n):
-        return fail_oom(ctx)
-    return 0
-
-
-cdef inline int aw_put_signed(WriteCtx *ctx, int64_t v) except -1 nogil:
-    ctx.out.pos += zp_store_signed(aw_room(ctx, 9), v)
-    return 0
-
-
-cdef inline int aw_put_unsigned(WriteCtx *ctx, uint64_t v) except -1 nogil:
-    ctx.out.pos += zp_store_unsigned(aw_room(ctx, 9), v)
+    aw_room(ctx, n)
+    if n:
+        memcpy(ctx.out.data + ctx.out.pos, p, n)
+    ctx.out.pos += n
     return 0
 
 
@@ -262,16 +302,29 @@ cdef inline uint64_t aw_read_uint(WCol *c, int64_t at) noexcept nogil:
     return (<const uint64_t *>c.data1)[at]
 
 
+cdef inline int aw_offsets(WriteCtx *ctx, WCol *c, int64_t at, int64_t *start, int64_t *stop) except -1 nogil:
+    """Where binary value at (physical index) of a binary or large binary column starts and stops
+    in its data buffer: between its neighbours, inside the buffer (whose extent is the last offset)."""
+    if c.layout == L_BIN:
+        start[0] = (<const int32_t *>c.data1)[at]
+        stop[0] = (<const int32_t *>c.data1)[at + 1]
+    else:
+        start[0] = (<const int64_t *>c.data1)[at]
+        stop[0] = (<const int64_t *>c.data1)[at + 1]
+    if start[0] < 0 or stop[0] < start[0] or stop[0] > c.last:
+        return fail_nogil(ctx, "offsets out of order or past the data buffer (invalid Arrow data)")
+    return 0
+
+
 cdef int aw_read_bytes(WriteCtx *ctx, WCol *c, int64_t i, const unsigned char **p, int64_t *n) except -1 nogil:
     """The bytes of a binary or string value (any of its layouts)."""
-    cdef int64_t at = i + c.arr.offset, start, stop, index, offset
+    cdef int64_t at = i + c.arr.offset, start = 0, stop = 0, index, offset
     cdef const unsigned char *view
-    if c.layout == L_BIN:
-        start = (<const int32_t *>c.data1)[at]
-        stop = (<const int32_t *>c.data1)[at + 1]
-    elif c.layout == L_LARGE_BIN:
-        start = (<const int64_t *>c.data1)[at]
-        stop = (<const int64_t *>c.data1)[at + 1]
+    if c.layout == L_BIN or c.layout == L_LARGE_BIN:
+        aw_offsets(ctx, c, at, &start, &stop)
+        p[0] = c.data2 + start
+        n[0] = stop - start
+        return 0
     elif c.layout == L_FIXED_BIN:
         p[0] = c.data1 + at * c.width
         n[0] = c.width
@@ -291,12 +344,6 @@ cdef int aw_read_bytes(WriteCtx *ctx, WCol *c, int64_t i, const unsigned char **
             return fail_nogil(ctx, "a binary view outside its data buffers (invalid Arrow data)")
         p[0] = <const unsigned char *>c.arr.buffers[2 + index] + offset
         return 0
-    # each value between its neighbours, inside the data buffer (whose extent is the last offset)
-    if start < 0 or stop < start or stop > c.last:
-        return fail_nogil(ctx, "offsets out of order or past the data buffer (invalid Arrow data)")
-    p[0] = c.data2 + start
-    n[0] = stop - start
-    return 0
 
 
 cdef int aw_list_range(WriteCtx *ctx, WCol *c, int64_t i, int64_t *start, int64_t *n) except -1 nogil:
@@ -343,32 +390,31 @@ cdef object _col_value(WCol *c, int64_t i):
 
 
 # -- writing values -----------------------------------------------------------------
+#
+# A value's rule is written once, as a store at p (room made by the caller) or as the
+# checked bytes of a binary value; aw_value (any value, its room made per value) and
+# aw_struct_value (a struct's fields, its room made once for the fixed part) use them.
 
 cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     """Value i of column c; 1 when written, 0 when omit left out a zero value."""
     cdef int kind = c.kind
+    cdef Py_ssize_t size
     if aw_is_null(c, i):
         return aw_null(ctx, c, omit)
-    if c.layout == L_DICT:
-        return aw_dictionary_value(ctx, c, i, omit)
     if c.ptr:
         omit = False            # a non-nil pointer is written whatever its value
+    if c.op == OP_STR or c.op == OP_BIN:
+        return aw_binary(ctx, c, i, omit)
+    if c.op != OP_GENERAL:
+        size = aw_store_bounded(ctx, c, i + c.off, omit, aw_room(ctx, 15))
+        ctx.out.pos += size
+        return size != 0
+    if c.layout == L_DICT:
+        return aw_dictionary_value(ctx, c, i, omit)
     if c.how == W_RAW:
         return aw_raw(ctx, c, i, omit)
     if kind == K_STRING or kind == K_BYTES or kind == K_BYTEARRAY:
         return aw_binary(ctx, c, i, omit)
-    if K_UINT <= kind <= K_INT64:
-        return aw_int(ctx, c, i, omit)
-    if kind == K_F64 or kind == K_F32:
-        return aw_float(ctx, c, i, omit)
-    if kind == K_BOOL:
-        if (c.data1[(i + c.arr.offset) >> 3] >> ((i + c.arr.offset) & 7)) & 1:
-            return aw_put_byte(ctx, ZP_TRUE) + 1
-        if omit:
-            return 0
-        return aw_put_byte(ctx, ZP_FALSE) + 1
-    if kind == K_TIME:
-        return aw_timestamp(ctx, c, i, omit)
     if kind == K_STRUCT:
         return aw_struct_value(ctx, c, i + c.arr.offset, ctx.structnames)
     if kind == K_SLICE or kind == K_ARRAY:
@@ -383,6 +429,110 @@ cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         return aw_number_value(ctx, c, i)
     with gil:
         raise AssertionError(f"no Arrow writer for plan kind {kind}")
+
+
+cdef inline Py_ssize_t aw_store_bounded(WriteCtx *ctx, WCol *c, int64_t at, bint omit,
+                                        unsigned char *p) except -1 nogil:
+    """A non-null value of bounded size (OP_INT, OP_FLOAT, OP_BOOL, OP_TIME: at most 15
+    bytes) at p; its size, 0 when omit left out a zero value."""
+    cdef int64_t seconds
+    cdef uint32_t nanos
+    if c.op == OP_INT:
+        return aw_store_int(ctx, c, at, omit, p)
+    if c.op == OP_FLOAT:
+        return aw_store_float(ctx, c, at, omit, p)
+    if c.op == OP_BOOL:
+        if (c.data1[at >> 3] >> (at & 7)) & 1:
+            p[0] = ZP_TRUE
+            return 1
+        if omit:
+            return 0
+        p[0] = ZP_FALSE
+        return 1
+    # OP_TIME
+    zp_split_timestamp((<const int64_t *>c.data1)[at], c.per_second, &seconds, &nanos)
+    if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+        return 0
+    return zp_store_time(p, seconds, nanos)
+
+
+cdef inline int aw_binary_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, const unsigned char **src,
+                               int64_t *n) except -1 nogil:
+    """The bytes of binary or string value at (physical index), checked as encode checks
+    them ([N]byte's length, UTF-8, msgpack's limit): 1 to write them, 0 when omit leaves
+    an empty value out."""
+    cdef int64_t start = 0, stop = 0
+    cdef const unsigned char *d
+    if c.layout == L_BIN or c.layout == L_LARGE_BIN:
+        aw_offsets(ctx, c, at, &start, &stop)
+        src[0] = c.data2 + start
+        n[0] = stop - start
+    elif c.layout == L_FIXED_BIN:
+        src[0] = c.data1 + at * c.width
+        n[0] = c.width
+    else:
+        aw_read_bytes(ctx, c, at - c.off, src, n)
+    if c.kind == K_BYTEARRAY and n[0] != c.length:
+        with gil:
+            return ctx_fail(ctx, f"expected {_go(c)}: {c.length} bytes, got {n[0]}")
+    if n[0] == 0:
+        return not omit
+    if c.kind == K_STRING:
+        if c.layout == L_BIN or c.layout == L_LARGE_BIN:
+            # inside the part of the data already checked, between two characters: valid
+            d = c.data2
+            if not (start >= c.first and stop < c.utf8_ok and d[start] & 0xc0 != 0x80 and d[stop] & 0xc0 != 0x80):
+                aw_utf8_check(ctx, c, start, stop)
+        elif zp_utf8_invalid_at(<const uint8_t *>src[0], n[0]) >= 0:
+            return fail_nogil(ctx, "invalid UTF-8 in a string")
+    if n[0] > ZP_MAX_LENGTH32:
+        return fail_nogil(ctx, "more than 2**32-1 elements or bytes: msgpack's limit")
+    return 1
+
+
+cdef int aw_utf8_check(WriteCtx *ctx, WCol *c, int64_t start, int64_t stop) except -1 nogil:
+    """String bytes data2[start:stop] (not empty) of an offsets column checked as UTF-8.
+    A column's data is checked once, in blocks from its first offset as its values come
+    (utf8_ok: checked that far; utf8_bad: invalid there); a value inside the checked part
+    that starts and stops between characters (not on a continuation byte) is valid (a
+    cut of valid UTF-8 between characters is), any other is checked alone."""
+    cdef const unsigned char *d = c.data2
+    cdef int64_t end, bad
+    cdef int k
+    if not c.utf8_bad and start >= c.first and stop > c.utf8_ok:
+        end = stop + UTF8_BLOCK if c.last - stop > UTF8_BLOCK else c.last
+        for k in range(3):          # the block ends between characters where it can
+            if end == stop or end == c.last or d[end] & 0xc0 != 0x80:
+                break
+            end -= 1
+        bad = zp_utf8_invalid_at(<const uint8_t *>d + c.utf8_ok, end - c.utf8_ok)
+        if bad < 0:
+            c.utf8_ok = end
+        else:
+            c.utf8_ok += bad
+            c.utf8_bad = True
+    if start >= c.first and stop <= c.utf8_ok and d[start] & 0xc0 != 0x80 \
+            and (stop == c.utf8_ok or d[stop] & 0xc0 != 0x80):
+        return 0
+    if zp_utf8_invalid_at(<const uint8_t *>d + start, stop - start) >= 0:
+        return fail_nogil(ctx, "invalid UTF-8 in a string")
+    return 0
+
+
+cdef int aw_binary(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef const unsigned char *src = NULL
+    cdef int64_t n = 0
+    cdef unsigned char *p
+    if not aw_binary_span(ctx, c, i + c.off, omit, &src, &n):
+        return 0
+    p = aw_room(ctx, n + 5)
+    if c.kind == K_STRING:
+        ctx.out.pos += zp_store_str(p, src, n)
+    else:
+        p += zp_store_header(p, ZP_BIN, n)
+        aw_copy_short(p, src, n)
+        ctx.out.pos = p + n - ctx.out.data
+    return 1
 
 
 cdef int aw_null(WriteCtx *ctx, WCol *c, bint omit) except -1 nogil:
@@ -411,26 +561,9 @@ cdef int aw_dictionary_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) excep
     return aw_value(ctx, c.values, k, omit)
 
 
-cdef int aw_binary(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
-    cdef const unsigned char *p = NULL
-    cdef int64_t n = 0
-    aw_read_bytes(ctx, c, i, &p, &n)
-    if c.kind == K_BYTEARRAY and n != c.length:
-        with gil:
-            return ctx_fail(ctx, f"expected {_go(c)}: {c.length} bytes, got {n}")
-    if n == 0 and omit:
-        return 0
-    if c.kind == K_STRING:
-        if zp_utf8_invalid_at(<const uint8_t *>p, n) >= 0:
-            return fail_nogil(ctx, "invalid UTF-8 in a string")
-        aw_put_header(ctx, ZP_STR, n)
-    else:
-        aw_put_header(ctx, ZP_BIN, n)
-    return aw_put_raw(ctx, p, n) + 1
-
-
-cdef int aw_int(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
-    cdef int64_t at = i + c.arr.offset, v
+cdef inline Py_ssize_t aw_store_int(WriteCtx *ctx, WCol *c, int64_t at, bint omit, unsigned char *p) except -1 nogil:
+    """An integer column's value into an integer (9 bytes of room); 0 when omitted."""
+    cdef int64_t v
     cdef uint64_t u
     if c.src_signed:
         v = aw_read_int(c, at)
@@ -439,20 +572,20 @@ cdef int aw_int(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         if c.is_signed:
             if v < c.imin or v > c.imax:
                 return aw_fail_range(ctx, c, v, 0)
-            return aw_put_signed(ctx, v) + 1
+            return zp_store_signed(p, v)
         if v < 0 or <uint64_t>v > c.umax:
             return aw_fail_range(ctx, c, v, 0)
-        return aw_put_unsigned(ctx, <uint64_t>v) + 1
+        return zp_store_unsigned(p, <uint64_t>v)
     u = aw_read_uint(c, at)
     if u == 0 and omit:
         return 0
     if c.is_signed:
         if u > <uint64_t>c.imax:
             return aw_fail_range(ctx, c, 0, u)
-        return aw_put_signed(ctx, <int64_t>u) + 1
+        return zp_store_signed(p, <int64_t>u)
     if u > c.umax:
         return aw_fail_range(ctx, c, 0, u)
-    return aw_put_unsigned(ctx, u) + 1
+    return zp_store_unsigned(p, u)
 
 
 cdef int aw_fail_range(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u) except -1 nogil:
@@ -475,18 +608,25 @@ cdef double aw_half_to_double(uint16_t h) noexcept nogil:
     return -value if h & 0x8000 else value
 
 
-cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
-    cdef int64_t at = i + c.arr.offset, v = 0
-    cdef uint64_t u = 0
+cdef inline Py_ssize_t aw_store_float(WriteCtx *ctx, WCol *c, int64_t at, bint omit,
+                                      unsigned char *p) except -1 nogil:
+    """A float or integer column's value into a float32 or float64 (9 bytes of room); 0
+    when omitted (positive zero only)."""
+    cdef int64_t v = 0
+    cdef uint64_t u = 0, bits64
     cdef double d
     cdef uint32_t bits = 0
     cdef bint exact_source = c.layout == L_FLOAT
+    if c.layout == L_FLOAT and c.width == 8 and c.kind == K_F64:
+        bits64 = (<const uint64_t *>c.data1)[at]      # float64 to float64: the bits as they are
+        if bits64 == 0 and omit:
+            return 0
+        return zp_store_f64_bits(p, bits64)
     if c.layout == L_FLOAT and c.width == 4 and c.kind == K_F32:
         bits = (<const uint32_t *>c.data1)[at]        # float32 to float32: the bits as they are
         if bits == 0 and omit:
             return 0
-        ctx.out.pos += zp_store_f32_bits(aw_room(ctx, 5), bits)
-        return 1
+        return zp_store_f32_bits(p, bits)
     if c.layout == L_FLOAT:
         if c.width == 8:
             d = (<const double *>c.data1)[at]
@@ -507,30 +647,19 @@ cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     if omit and d == 0.0 and not signbit(d):
         return 0
     if c.kind == K_F64:
-        ctx.out.pos += zp_store_f64(aw_room(ctx, 9), d)
-        return 1
+        return zp_store_f64(p, d)
     if not exact_source and not zp_double_fits_f32(d):
         return aw_fail_inexact(ctx, c, v, u, not c.src_signed)
     if zp_f32_bits_from_double(d, &bits) < 0:
         with gil:
             return ctx_fail(ctx, f"{d!r} overflows {_go(c)}")
-    ctx.out.pos += zp_store_f32_bits(aw_room(ctx, 5), bits)
-    return 1
+    return zp_store_f32_bits(p, bits)
 
 
 cdef int aw_fail_inexact(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u, bint unsigned) except -1 nogil:
     with gil:
         value = <object>u if unsigned else <object>v
         return ctx_fail(ctx, f"{value} is not exactly a {_go(c)}")
-
-
-cdef int aw_timestamp(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
-    cdef int64_t v = (<const int64_t *>c.data1)[i + c.arr.offset]
-    cdef int64_t seconds = zp_floor_div(v, c.per_second)
-    cdef uint32_t nanos = <uint32_t>((v - seconds * c.per_second) * (1000000000 // c.per_second))
-    if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
-        return 0
-    return aw_put_time(ctx, seconds, nanos) + 1
 
 
 cdef int aw_complex_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
@@ -722,39 +851,72 @@ cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 no
 
 cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) except -1 nogil:
     """The struct whose fields are at index ``at`` of their columns: fields in write
-    order under a map header sized for the fields actually written."""
-    cdef Py_ssize_t header_pos, header_size, count = 0, key_pos, k
+    order under a map header sized for the fields actually written. Room for the fixed
+    part (c.room) is made once; a string or binary value makes room for its bytes, a
+    field written by aw_value for the fixed part after it (room_after)."""
+    cdef Py_ssize_t header_pos, count = 0, k, size, key_pos
+    cdef unsigned char *p
+    cdef unsigned char *key_at
+    cdef const unsigned char *src = NULL
     cdef WCol *f
-    cdef int written
-    header_size = zp_map_header_size(c.n_children + with_name)
-    aw_room(ctx, header_size)
+    cdef int64_t j, n = 0
+    cdef int op, written
+    aw_room(ctx, c.room)
     header_pos = ctx.out.pos
-    ctx.out.pos += header_size
+    p = ctx.out.data + header_pos + c.header_size
     if with_name:
-        aw_put_raw(ctx, c.name_entry, c.name_len)
+        p = zp_copy_words(p, c.name_entry, c.name_len)
         count += 1
     aw_enter(ctx, c, ZP_STEP_FIELD)
     for k in range(c.n_children):
         f = c.children[k]
         ctx.path[c.level].ref = f
-        if f.how == W_CONST:
+        op = f.op
+        if op == OP_CONST:
             if f.const_len:
-                aw_put_raw(ctx, f.const_bytes, f.const_len)
+                p = zp_copy_words(p, f.const_bytes, f.const_len)
                 count += 1
                 if f.deprecated:
                     f.deprecated_written = True
             continue
-        key_pos = ctx.out.pos
-        aw_put_raw(ctx, f.key, f.key_len)
-        written = aw_value(ctx, f, at, f.omit)
-        if written:
-            count += 1
-            if f.deprecated:
-                f.deprecated_written = True
+        j = at + f.off
+        if f.validity != NULL and not (f.validity[j >> 3] >> (j & 7)) & 1:
+            op = OP_GENERAL         # a null, as aw_value writes it
+        key_at = p
+        p = zp_copy_words(p, f.key, f.key_len)
+        if op == OP_STR or op == OP_BIN:
+            if not aw_binary_span(ctx, f, j, f.omit_value, &src, &n):
+                p = key_at
+                continue
+            if n > ctx.out.cap - (p - ctx.out.data) - 5 - f.room_after:
+                ctx.out.pos = p - ctx.out.data
+                p = aw_room(ctx, n + 5 + f.room_after)
+            if op == OP_STR:
+                p += zp_store_str(p, src, n)
+            else:
+                p += zp_store_header(p, ZP_BIN, n)
+                aw_copy_short(p, src, n)
+                p += n
+        elif op != OP_GENERAL:
+            size = aw_store_bounded(ctx, f, j, f.omit_value, p)
+            if size == 0:
+                p = key_at
+                continue
+            p += size
         else:
-            ctx.out.pos = key_pos
+            key_pos = key_at - ctx.out.data
+            ctx.out.pos = p - ctx.out.data
+            written = aw_value(ctx, f, at, f.omit)
+            if not written:
+                ctx.out.pos = key_pos
+            p = aw_room(ctx, f.room_after)
+            if not written:
+                continue
+        count += 1
+        if f.deprecated:
+            f.deprecated_written = True
     aw_leave(ctx, c)
-    ctx.out.pos = zp_close_map(ctx.out.data, header_pos, header_size, ctx.out.pos, count)
+    ctx.out.pos = zp_close_map(ctx.out.data, header_pos, c.header_size, p - ctx.out.data, count)
     return 1
 
 
@@ -987,6 +1149,9 @@ cdef int _bind_binary(WCol *c, ArrowArray *arr, str path) except -1:
             _invalid(path, f"a binary array of {last} bytes without its data buffer")
         c.data2 = _NO_BYTES
     c.last = last
+    c.first = first
+    c.utf8_ok = first           # nothing checked yet (aw_utf8_check)
+    c.utf8_bad = False
     return 0
 
 
@@ -1063,7 +1228,7 @@ cdef class ArrowRecordEncoder:
             free(self.cols[k])
         free(self.cols)
         free(self.ctx.path)
-        free(self.ctx.out.data)
+        Py_XDECREF(self.ctx.out_bytes)
         free(self.ctx.ends)
         free(self.ctx.spans)
 
@@ -1091,8 +1256,10 @@ cdef class ArrowRecordEncoder:
         return c
 
     cdef const unsigned char *_borrow(self, bytes data):
-        self.keep.append(data)
-        return <const unsigned char *>PyBytes_AS_STRING(data)
+        """data's bytes, kept, padded for zp_copy_words."""
+        padded = data + bytes(8)
+        self.keep.append(padded)
+        return <const unsigned char *>PyBytes_AS_STRING(padded)
 
     cdef int _children(self, WCol *c, Py_ssize_t n) except -1:
         c.children = <WCol **>calloc(max(n, 1), sizeof(WCol *))
@@ -1143,16 +1310,27 @@ cdef class ArrowRecordEncoder:
                 f.key_len = len(key)
             else:
                 f = self._new_col(W_CONST, fp.type.kind, c.level + 1)
+                f.op = OP_CONST
                 c.arrow_index[k] = -1
                 zero = self._zero_field(fp, inlined)
                 f.const_bytes = self._borrow(zero)
                 f.const_len = len(zero)
             f.field = <PyObject *>fp
             f.omit = _omits(fp, self.msgp, inlined)
+            f.omit_value = f.omit and not f.ptr
             f.deprecated = fp.deprecated
             if fp.deprecated:
                 self.deprecated.append((sp, fp, <Py_ssize_t>f))
             c.children[k] = f
+        # the bounds aw_struct_value makes room by: the 8 bytes of slack, then each
+        # field's fixed part, from the last
+        after = 8
+        for k in reversed(range(c.n_children)):
+            f = c.children[k]
+            f.room_after = after
+            after += f.const_len if f.how == W_CONST else f.key_len + _VALUE_ROOM[f.op]
+        c.header_size = zp_map_header_size(c.n_children + self.structnames)
+        c.room = c.header_size + (c.name_len if self.structnames else 0) + after
         return 0
 
     cdef bytes _zero_field(self, FieldPlan fp, bint inlined):
@@ -1191,7 +1369,14 @@ cdef class ArrowRecordEncoder:
 
     cdef WCol *_build_value(self, TypePlan t, _ArrowType node, str path, Py_ssize_t level,
                            bint time_field) except NULL:
-        """The WCol of a value of type t read from the Arrow column node."""
+        """The WCol of a value of type t read from the Arrow column node, with its op."""
+        cdef WCol *c = self._build_column(t, node, path, level, time_field)
+        c.op = _op(c)
+        return c
+
+    cdef WCol *_build_column(self, TypePlan t, _ArrowType node, str path, Py_ssize_t level,
+                            bint time_field) except NULL:
+        """The WCol of a value of type t read from the Arrow column node: its layout and kind."""
         cdef bint ptr = False
         cdef WCol *c
         cdef int kind
@@ -1367,6 +1552,7 @@ cdef class ArrowRecordEncoder:
         cdef int layout = c.layout
         _check_array(arr, need, path)
         c.arr = arr
+        c.off = arr.offset
         buffers = {L_NULL: 0, L_BOOL: 2, L_INT: 2, L_FLOAT: 2, L_TIMESTAMP: 2, L_BIN: 3, L_LARGE_BIN: 3,
                    L_VIEW_BIN: 3, L_FIXED_BIN: 2, L_DICT: 2, L_LIST: 2, L_LARGE_LIST: 2, L_LIST_VIEW: 3,
                    L_LARGE_LIST_VIEW: 3, L_FIXED_LIST: 1, L_STRUCT: 1, L_MAP: 2}[layout]
@@ -1444,17 +1630,58 @@ cdef class ArrowRecordEncoder:
         if batch is not self._bound:
             self.bind(batch)
         stop = arr.length
-        self.ctx.out.pos = 0
+        self._start_chunk(start, stop, chunk_bytes)
         self.ctx.n_ends = 0
         self.ctx.want_ends = want_ends
-        with nogil:
-            aw_encode_rows(&self.ctx, self.root, start, stop, chunk_bytes, row_base, &done)
+        try:
+            with nogil:
+                aw_encode_rows(&self.ctx, self.root, start, stop, chunk_bytes, row_base, &done)
+            _PyBytes_Resize(&self.ctx.out_bytes, self.ctx.out.pos)
+            data = <bytes>self.ctx.out_bytes
+        finally:
+            Py_XDECREF(self.ctx.out_bytes)      # (data holds the chunk's)
+            self.ctx.out_bytes = NULL
         self._warn_deprecated()
-        data = PyBytes_FromStringAndSize(<const char *>self.ctx.out.data, self.ctx.out.pos)
         ends = None
         if want_ends:
             ends = PyBytes_FromStringAndSize(<const char *>self.ctx.ends, self.ctx.n_ends * sizeof(int64_t))
         return data, done, ends
+
+    cdef int _start_chunk(self, int64_t start, int64_t stop, Py_ssize_t chunk_bytes) except -1:
+        """The bytes object the chunk's records are written into, sized from the batch's
+        bound: the root struct's fixed part a row and the bytes of its binary columns
+        between the rows' offsets; at most about chunk_bytes (the chunk stops after the
+        record that reaches it) and one record's bound beyond. The few writes past it
+        (values nested in lists, maps, structs) grow it (aw_grow)."""
+        cdef WCol *root = self.root
+        cdef WCol *f
+        cdef Py_ssize_t k, cap
+        cdef int64_t rows = stop - start if stop > start else 0, bound, part
+        cdef int64_t most = chunk_bytes + root.room + (1 << 16)
+        bound = rows * root.room if rows < most // root.room + 1 else most
+        for k in range(root.n_children):
+            f = root.children[k]
+            if bound >= most or (f.op != OP_STR and f.op != OP_BIN) or rows == 0:
+                continue
+            if f.layout == L_FIXED_BIN:
+                part = rows * f.width if rows < most // (f.width + 1) + 1 else most
+            elif f.layout == L_BIN:
+                part = (<const int32_t *>f.data1)[stop + f.off] - (<const int32_t *>f.data1)[start + f.off]
+            elif f.layout == L_LARGE_BIN:
+                part = (<const int64_t *>f.data1)[stop + f.off] - (<const int64_t *>f.data1)[start + f.off]
+            else:
+                continue
+            # (offsets are checked value by value as they are written: here only sizes)
+            bound += part if 0 <= part <= f.last - f.first else f.last - f.first
+        cap = <Py_ssize_t>(bound if bound < most else most)
+        self.ctx.out_bytes = NULL
+        out = PyBytes_FromStringAndSize(NULL, cap)
+        self.ctx.out.data = <unsigned char *>PyBytes_AS_STRING(out)
+        self.ctx.out.cap = cap
+        self.ctx.out.pos = 0
+        Py_INCREF(out)
+        self.ctx.out_bytes = <PyObject *>out
+        return 0
 
     cdef int _warn_deprecated(self) except -1:
         cdef WCol *c
@@ -1464,6 +1691,32 @@ cdef class ArrowRecordEncoder:
                 self.warned.add(address)
                 warn_deprecated(<StructPlan>sp, <FieldPlan>fp)
         return 0
+
+
+#: The most bytes a value of each op takes beside its key, but for a string's or binary's bytes
+#: (OP_GENERAL: none counted, aw_value makes its own room).
+cdef dict _VALUE_ROOM = {OP_GENERAL: 0, OP_STR: 5, OP_BIN: 5, OP_INT: 9, OP_FLOAT: 9, OP_BOOL: 1, OP_TIME: 15}
+
+
+cdef int _op(WCol *c):
+    """How a struct writes c's non-null values (aw_struct_value): an op of its own for
+    each kind and layout of bounded work, OP_GENERAL (aw_value) for the others."""
+    cdef int kind = c.kind, layout = c.layout
+    if c.how != W_VALUE:
+        return OP_GENERAL
+    if kind == K_STRING and (layout == L_BIN or layout == L_LARGE_BIN):
+        return OP_STR
+    if (kind == K_BYTES or kind == K_BYTEARRAY) and (layout == L_BIN or layout == L_LARGE_BIN or layout == L_FIXED_BIN):
+        return OP_BIN
+    if K_UINT <= kind <= K_INT64 and layout == L_INT:
+        return OP_INT
+    if (kind == K_F32 or kind == K_F64) and (layout == L_FLOAT or layout == L_INT):
+        return OP_FLOAT
+    if kind == K_BOOL and layout == L_BOOL:
+        return OP_BOOL
+    if kind == K_TIME and layout == L_TIMESTAMP:
+        return OP_TIME
+    return OP_GENERAL
 
 
 cdef inline bint _omits(FieldPlan fp, bint msgp, bint inlined):

@@ -1,4 +1,5 @@
-/* The Arrow writer's own C (_arrow_write.pxi): its output buffer and the check that a
+/* The Arrow writer's own C (_arrow_write.pxi): its output buffer, word copies of the
+ * bytes compiled into its columns, the split of a timestamp, and the check that a
  * map's keys are distinct. Plain C, callable without the GIL; the msgpack it writes
  * is stored by zp_write.h, into room made here. */
 #ifndef ZP_ARROW_WRITE_H
@@ -8,40 +9,53 @@
 #include <stdlib.h>
 #include <string.h>
 #include <Python.h>     /* Py_ssize_t only */
+#include "zp_civil.h"
+#include "zp_wire.h"
 
-/* The records written so far: data[0..pos), cap bytes allocated. */
+/* The records written so far: data[0..pos), cap bytes of room (a bytes object's,
+ * which _arrow_write.pxi grows and hands over). */
 typedef struct {
     unsigned char *data;
     Py_ssize_t pos;
     Py_ssize_t cap;
 } zp_out;
 
-static int zp_out_grow(zp_out *o, Py_ssize_t n) {
-    Py_ssize_t cap = o->cap ? o->cap * 2 : 1 << 16;
-    unsigned char *data;
-    if (cap < o->pos + n)
-        cap = o->pos + n;
-    data = (unsigned char *)realloc(o->data, (size_t)cap);
-    if (data == NULL)
-        return -1;
-    o->data = data;
-    o->cap = cap;
-    return 0;
+/* The n bytes at src copied to dst as 8-byte words; returns dst + n. For the bytes
+ * compiled into the columns (keys, struct names, constant fields), which are kept
+ * padded with zeros to a multiple of 8 bytes: dst has 8 bytes of room past n (the
+ * writer's slack). One word for a zid key, where memcpy of a variable size is a call. */
+ZP_ALWAYS_INLINE unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) {
+    Py_ssize_t k = 0;
+    do {
+        memcpy(dst + k, src + k, 8);
+        k += 8;
+    } while (k < n);
+    return dst + n;
 }
 
-/* Room for n more bytes at data + pos; -1 when memory runs out. */
-static inline int zp_out_room(zp_out *o, Py_ssize_t n) {
-    return n > o->cap - o->pos ? zp_out_grow(o, n) : 0;
-}
-
-/* The n bytes at p appended; -1 when memory runs out. */
-static inline int zp_out_raw(zp_out *o, const void *p, Py_ssize_t n) {
-    if (zp_out_room(o, n))
-        return -1;
-    if (n)
-        memcpy(o->data + o->pos, p, (size_t)n);
-    o->pos += n;
-    return 0;
+/* An Arrow timestamp of v units (per_second of them a second) as Go's time: Unix
+ * seconds (floored) and nanoseconds. Each unit's division by a constant, which the
+ * compiler turns into a multiplication. */
+ZP_ALWAYS_INLINE void zp_split_timestamp(int64_t v, int64_t per_second, int64_t *seconds, uint32_t *nanos) {
+    int64_t s;
+    switch (per_second) {
+    case 1000000000:
+        s = zp_floor_div(v, 1000000000);
+        *nanos = (uint32_t)(v - s * 1000000000);
+        break;
+    case 1000000:
+        s = zp_floor_div(v, 1000000);
+        *nanos = (uint32_t)((v - s * 1000000) * 1000);
+        break;
+    case 1000:
+        s = zp_floor_div(v, 1000);
+        *nanos = (uint32_t)((v - s * 1000) * 1000000);
+        break;
+    default:
+        s = v;
+        *nanos = 0;
+    }
+    *seconds = s;
 }
 
 /* The first map entry whose key bytes repeat an earlier key's; -1 if none, -2 out of
