@@ -54,8 +54,10 @@ cdef enum:
     OP_CONST        # W_CONST: the bytes compiled for a field without a column
     OP_STR          # string from utf8 / large_utf8 (offsets)
     OP_BIN          # []byte, [N]byte from binary / large_binary / fixed_size_binary
-    OP_INT          # an integer from an integer column
-    OP_FLOAT        # float32, float64 from a float or integer column
+    OP_I64          # a signed integer from an int64 column
+    OP_INT          # an integer from another integer column
+    OP_F64          # float64 from a float64 column
+    OP_FLOAT        # float32, float64 from another float or integer column
     OP_BOOL
     OP_TIME         # time.Time from a timestamp
 
@@ -229,6 +231,12 @@ cdef inline unsigned char *aw_room(WriteCtx *ctx, Py_ssize_t n) except NULL nogi
     return ctx.out.data + ctx.out.pos
 
 
+cdef unsigned char *aw_room_at(WriteCtx *ctx, unsigned char *p, Py_ssize_t n) except NULL nogil:
+    """aw_room for a writer that keeps its position in p (aw_struct_value): where p is now."""
+    ctx.out.pos = p - ctx.out.data
+    return aw_room(ctx, n)
+
+
 cdef inline int aw_put_byte(WriteCtx *ctx, unsigned char b) except -1 nogil:
     aw_room(ctx, 1)[0] = b
     ctx.out.pos += 1
@@ -246,7 +254,7 @@ cdef inline int aw_put_raw(WriteCtx *ctx, const void *p, Py_ssize_t n) except -1
 cdef int aw_put_header(WriteCtx *ctx, int family, int64_t n) except -1 nogil:
     """A str, bin, array or map header (zp_store_header), within msgpack's limit."""
     if n > ZP_MAX_LENGTH32:
-        return fail_nogil(ctx, "more than 2**32-1 elements or bytes: msgpack's limit")
+        return aw_fail_limit(ctx)
     ctx.out.pos += zp_store_header(aw_room(ctx, 5), family, n)
     return 0
 
@@ -312,8 +320,12 @@ cdef inline int aw_offsets(WriteCtx *ctx, WCol *c, int64_t at, int64_t *start, i
         start[0] = (<const int64_t *>c.data1)[at]
         stop[0] = (<const int64_t *>c.data1)[at + 1]
     if start[0] < 0 or stop[0] < start[0] or stop[0] > c.last:
-        return fail_nogil(ctx, "offsets out of order or past the data buffer (invalid Arrow data)")
+        return aw_fail_offsets(ctx)
     return 0
+
+
+cdef int aw_fail_offsets(WriteCtx *ctx) except -1 nogil:
+    return fail_nogil(ctx, "offsets out of order or past the data buffer (invalid Arrow data)")
 
 
 cdef int aw_read_bytes(WriteCtx *ctx, WCol *c, int64_t i, const unsigned char **p, int64_t *n) except -1 nogil:
@@ -405,7 +417,7 @@ cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         omit = False            # a non-nil pointer is written whatever its value
     if c.op == OP_STR or c.op == OP_BIN:
         return aw_binary(ctx, c, i, omit)
-    if c.op != OP_GENERAL:
+    if c.op != OP_GENERAL:      # the ops of bounded size
         size = aw_store_bounded(ctx, c, i + c.off, omit, aw_room(ctx, 15))
         ctx.out.pos += size
         return size != 0
@@ -433,15 +445,25 @@ cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
 
 cdef inline Py_ssize_t aw_store_bounded(WriteCtx *ctx, WCol *c, int64_t at, bint omit,
                                         unsigned char *p) except -1 nogil:
-    """A non-null value of bounded size (OP_INT, OP_FLOAT, OP_BOOL, OP_TIME: at most 15
-    bytes) at p; its size, 0 when omit left out a zero value."""
-    cdef int64_t seconds
+    """A non-null value of an op of bounded size (at most 15 bytes) at p; its size, 0 when
+    omit left out a zero value."""
+    cdef int64_t v, seconds
+    cdef uint64_t bits
     cdef uint32_t nanos
-    if c.op == OP_INT:
-        return aw_store_int(ctx, c, at, omit, p)
-    if c.op == OP_FLOAT:
-        return aw_store_float(ctx, c, at, omit, p)
-    if c.op == OP_BOOL:
+    cdef int op = c.op
+    if op == OP_I64:
+        v = (<const int64_t *>c.data1)[at]
+        if v == 0 and omit:
+            return 0
+        if v < c.imin or v > c.imax:
+            return aw_fail_range(ctx, c, v, 0)
+        return zp_store_signed(p, v)
+    elif op == OP_F64:
+        bits = (<const uint64_t *>c.data1)[at]      # float64 to float64: the bits as they are
+        if bits == 0 and omit:                      # (positive zero)
+            return 0
+        return zp_store_f64_bits(p, bits)
+    elif op == OP_BOOL:
         if (c.data1[at >> 3] >> (at & 7)) & 1:
             p[0] = ZP_TRUE
             return 1
@@ -449,20 +471,45 @@ cdef inline Py_ssize_t aw_store_bounded(WriteCtx *ctx, WCol *c, int64_t at, bint
             return 0
         p[0] = ZP_FALSE
         return 1
-    # OP_TIME
-    zp_split_timestamp((<const int64_t *>c.data1)[at], c.per_second, &seconds, &nanos)
-    if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
-        return 0
-    return zp_store_time(p, seconds, nanos)
+    elif op == OP_TIME:
+        zp_split_timestamp((<const int64_t *>c.data1)[at], c.per_second, &seconds, &nanos)
+        if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+            return 0
+        return zp_store_time(p, seconds, nanos)
+    elif op == OP_INT:
+        return aw_store_int(ctx, c, at, omit, p)
+    else:   # OP_FLOAT
+        return aw_store_float(ctx, c, at, omit, p)
 
 
-cdef inline int aw_binary_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, const unsigned char **src,
-                               int64_t *n) except -1 nogil:
-    """The bytes of binary or string value at (physical index), checked as encode checks
-    them ([N]byte's length, UTF-8, msgpack's limit): 1 to write them, 0 when omit leaves
-    an empty value out."""
+cdef inline int aw_text_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, const unsigned char **src,
+                             int64_t *n) except -1 nogil:
+    """The bytes of string value at (physical index) of an OP_STR column (utf8, large_utf8),
+    checked as encode checks them (UTF-8, msgpack's limit): 1 to write them, 0 when omit
+    leaves an empty value out."""
     cdef int64_t start = 0, stop = 0
-    cdef const unsigned char *d
+    cdef const unsigned char *d = c.data2
+    aw_offsets(ctx, c, at, &start, &stop)
+    src[0] = d + start
+    n[0] = stop - start
+    if stop == start:
+        return not omit
+    # inside the part of the data already checked, between two characters: valid
+    if not (start >= c.first and stop < c.utf8_ok and d[start] & 0xc0 != 0x80 and d[stop] & 0xc0 != 0x80):
+        aw_utf8_check(ctx, c, start, stop)
+    if n[0] > ZP_MAX_LENGTH32:
+        return aw_fail_limit(ctx)
+    return 1
+
+
+cdef int aw_binary_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, const unsigned char **src,
+                        int64_t *n) except -1 nogil:
+    """The bytes of binary or string value at (physical index) of any layout, checked as
+    encode checks them ([N]byte's length, UTF-8, msgpack's limit): 1 to write them, 0
+    when omit leaves an empty value out."""
+    cdef int64_t start = 0, stop = 0
+    if c.op == OP_STR:
+        return aw_text_span(ctx, c, at, omit, src, n)
     if c.layout == L_BIN or c.layout == L_LARGE_BIN:
         aw_offsets(ctx, c, at, &start, &stop)
         src[0] = c.data2 + start
@@ -477,17 +524,15 @@ cdef inline int aw_binary_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, co
             return ctx_fail(ctx, f"expected {_go(c)}: {c.length} bytes, got {n[0]}")
     if n[0] == 0:
         return not omit
-    if c.kind == K_STRING:
-        if c.layout == L_BIN or c.layout == L_LARGE_BIN:
-            # inside the part of the data already checked, between two characters: valid
-            d = c.data2
-            if not (start >= c.first and stop < c.utf8_ok and d[start] & 0xc0 != 0x80 and d[stop] & 0xc0 != 0x80):
-                aw_utf8_check(ctx, c, start, stop)
-        elif zp_utf8_invalid_at(<const uint8_t *>src[0], n[0]) >= 0:
-            return fail_nogil(ctx, "invalid UTF-8 in a string")
+    if c.kind == K_STRING and zp_utf8_invalid_at(<const uint8_t *>src[0], n[0]) >= 0:
+        return fail_nogil(ctx, "invalid UTF-8 in a string")
     if n[0] > ZP_MAX_LENGTH32:
-        return fail_nogil(ctx, "more than 2**32-1 elements or bytes: msgpack's limit")
+        return aw_fail_limit(ctx)
     return 1
+
+
+cdef int aw_fail_limit(WriteCtx *ctx) except -1 nogil:
+    return fail_nogil(ctx, "more than 2**32-1 elements or bytes: msgpack's limit")
 
 
 cdef int aw_utf8_check(WriteCtx *ctx, WCol *c, int64_t start, int64_t stop) except -1 nogil:
@@ -561,7 +606,7 @@ cdef int aw_dictionary_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) excep
     return aw_value(ctx, c.values, k, omit)
 
 
-cdef inline Py_ssize_t aw_store_int(WriteCtx *ctx, WCol *c, int64_t at, bint omit, unsigned char *p) except -1 nogil:
+cdef Py_ssize_t aw_store_int(WriteCtx *ctx, WCol *c, int64_t at, bint omit, unsigned char *p) except -1 nogil:
     """An integer column's value into an integer (9 bytes of room); 0 when omitted."""
     cdef int64_t v
     cdef uint64_t u
@@ -608,20 +653,15 @@ cdef double aw_half_to_double(uint16_t h) noexcept nogil:
     return -value if h & 0x8000 else value
 
 
-cdef inline Py_ssize_t aw_store_float(WriteCtx *ctx, WCol *c, int64_t at, bint omit,
-                                      unsigned char *p) except -1 nogil:
+cdef Py_ssize_t aw_store_float(WriteCtx *ctx, WCol *c, int64_t at, bint omit,
+                               unsigned char *p) except -1 nogil:
     """A float or integer column's value into a float32 or float64 (9 bytes of room); 0
     when omitted (positive zero only)."""
     cdef int64_t v = 0
-    cdef uint64_t u = 0, bits64
+    cdef uint64_t u = 0
     cdef double d
     cdef uint32_t bits = 0
     cdef bint exact_source = c.layout == L_FLOAT
-    if c.layout == L_FLOAT and c.width == 8 and c.kind == K_F64:
-        bits64 = (<const uint64_t *>c.data1)[at]      # float64 to float64: the bits as they are
-        if bits64 == 0 and omit:
-            return 0
-        return zp_store_f64_bits(p, bits64)
     if c.layout == L_FLOAT and c.width == 4 and c.kind == K_F32:
         bits = (<const uint32_t *>c.data1)[at]        # float32 to float32: the bits as they are
         if bits == 0 and omit:
@@ -647,7 +687,7 @@ cdef inline Py_ssize_t aw_store_float(WriteCtx *ctx, WCol *c, int64_t at, bint o
     if omit and d == 0.0 and not signbit(d):
         return 0
     if c.kind == K_F64:
-        return zp_store_f64(p, d)
+        return zp_store_f64(p, d)       # (a float64 column is OP_F64's, written as its bits)
     if not exact_source and not zp_double_fits_f32(d):
         return aw_fail_inexact(ctx, c, v, u, not c.src_signed)
     if zp_f32_bits_from_double(d, &bits) < 0:
@@ -861,6 +901,7 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
     cdef WCol *f
     cdef int64_t j, n = 0
     cdef int op, written
+    cdef zp_step *step
     aw_room(ctx, c.room)
     header_pos = ctx.out.pos
     p = ctx.out.data + header_pos + c.header_size
@@ -868,9 +909,10 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
         p = zp_copy_words(p, c.name_entry, c.name_len)
         count += 1
     aw_enter(ctx, c, ZP_STEP_FIELD)
+    step = &ctx.path[c.level]
     for k in range(c.n_children):
         f = c.children[k]
-        ctx.path[c.level].ref = f
+        step.ref = f
         op = f.op
         if op == OP_CONST:
             if f.const_len:
@@ -884,20 +926,23 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
             op = OP_GENERAL         # a null, as aw_value writes it
         key_at = p
         p = zp_copy_words(p, f.key, f.key_len)
-        if op == OP_STR or op == OP_BIN:
+        if op == OP_STR:
+            if not aw_text_span(ctx, f, j, f.omit_value, &src, &n):
+                p = key_at
+                continue
+            if n > ctx.out.cap - (p - ctx.out.data) - 5 - f.room_after:
+                p = aw_room_at(ctx, p, n + 5 + f.room_after)
+            p += zp_store_str(p, src, n)
+        elif op == OP_BIN:
             if not aw_binary_span(ctx, f, j, f.omit_value, &src, &n):
                 p = key_at
                 continue
             if n > ctx.out.cap - (p - ctx.out.data) - 5 - f.room_after:
-                ctx.out.pos = p - ctx.out.data
-                p = aw_room(ctx, n + 5 + f.room_after)
-            if op == OP_STR:
-                p += zp_store_str(p, src, n)
-            else:
-                p += zp_store_header(p, ZP_BIN, n)
-                aw_copy_short(p, src, n)
-                p += n
-        elif op != OP_GENERAL:
+                p = aw_room_at(ctx, p, n + 5 + f.room_after)
+            p += zp_store_header(p, ZP_BIN, n)
+            aw_copy_short(p, src, n)
+            p += n
+        elif op == OP_I64 or op == OP_F64 or op == OP_BOOL or op == OP_TIME or op == OP_INT or op == OP_FLOAT:
             size = aw_store_bounded(ctx, f, j, f.omit_value, p)
             if size == 0:
                 p = key_at
@@ -1695,7 +1740,8 @@ cdef class ArrowRecordEncoder:
 
 #: The most bytes a value of each op takes beside its key, but for a string's or binary's bytes
 #: (OP_GENERAL: none counted, aw_value makes its own room).
-cdef dict _VALUE_ROOM = {OP_GENERAL: 0, OP_STR: 5, OP_BIN: 5, OP_INT: 9, OP_FLOAT: 9, OP_BOOL: 1, OP_TIME: 15}
+cdef dict _VALUE_ROOM = {OP_GENERAL: 0, OP_STR: 5, OP_BIN: 5, OP_I64: 9, OP_INT: 9, OP_F64: 9, OP_FLOAT: 9,
+                         OP_BOOL: 1, OP_TIME: 15}
 
 
 cdef int _op(WCol *c):
@@ -1709,7 +1755,9 @@ cdef int _op(WCol *c):
     if (kind == K_BYTES or kind == K_BYTEARRAY) and (layout == L_BIN or layout == L_LARGE_BIN or layout == L_FIXED_BIN):
         return OP_BIN
     if K_UINT <= kind <= K_INT64 and layout == L_INT:
-        return OP_INT
+        return OP_I64 if c.src_signed and c.width == 8 and c.is_signed else OP_INT
+    if kind == K_F64 and layout == L_FLOAT and c.width == 8:
+        return OP_F64
     if (kind == K_F32 or kind == K_F64) and (layout == L_FLOAT or layout == L_INT):
         return OP_FLOAT
     if kind == K_BOOL and layout == L_BOOL:

@@ -25,11 +25,9 @@ typedef struct {
  * padded with zeros to a multiple of 8 bytes: dst has 8 bytes of room past n (the
  * writer's slack). One word for a zid key, where memcpy of a variable size is a call. */
 ZP_ALWAYS_INLINE unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) {
-    Py_ssize_t k = 0;
-    do {
+    memcpy(dst, src, 8);
+    for (Py_ssize_t k = 8; k < n; k += 8)
         memcpy(dst + k, src + k, 8);
-        k += 8;
-    } while (k < n);
     return dst + n;
 }
 
