@@ -98,6 +98,8 @@ cdef struct WCol:
     Py_ssize_t const_len
     # how a struct writes it (aw_struct_value), fixed when the columns are built
     int op                  # OP_*
+    int lane                # a struct's field: the op aw_struct_value writes it by (OP_GENERAL for a
+                            # deprecated field, whose writes are marked there)
     bint omit_value         # omit, and not under a pointer: a zero non-null value is left out
     Py_ssize_t header_size  # a struct: the room of its map header (zp_map_header_size)
     Py_ssize_t room         # a struct: the bound of its fixed part (header, name, each field's key and
@@ -418,7 +420,7 @@ cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     if c.op == OP_STR or c.op == OP_BIN:
         return aw_binary(ctx, c, i, omit)
     if c.op != OP_GENERAL:      # the ops of bounded size
-        size = aw_store_bounded(ctx, c, i + c.off, omit, aw_room(ctx, 15))
+        size = aw_store_bounded(ctx, c, c.op, i + c.off, omit, aw_room(ctx, 15))
         ctx.out.pos += size
         return size != 0
     if c.layout == L_DICT:
@@ -443,14 +445,13 @@ cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         raise AssertionError(f"no Arrow writer for plan kind {kind}")
 
 
-cdef inline Py_ssize_t aw_store_bounded(WriteCtx *ctx, WCol *c, int64_t at, bint omit,
+cdef inline Py_ssize_t aw_store_bounded(WriteCtx *ctx, WCol *c, int op, int64_t at, bint omit,
                                         unsigned char *p) except -1 nogil:
-    """A non-null value of an op of bounded size (at most 15 bytes) at p; its size, 0 when
-    omit left out a zero value."""
+    """A non-null value of c, whose op (op) is of bounded size (at most 15 bytes), at p;
+    its size, 0 when omit left out a zero value."""
     cdef int64_t v, seconds
     cdef uint64_t bits
     cdef uint32_t nanos
-    cdef int op = c.op
     if op == OP_I64:
         v = (<const int64_t *>c.data1)[at]
         if v == 0 and omit:
@@ -913,7 +914,7 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
     for k in range(c.n_children):
         f = c.children[k]
         step.ref = f
-        op = f.op
+        op = f.lane
         if op == OP_CONST:
             if f.const_len:
                 p = zp_copy_words(p, f.const_bytes, f.const_len)
@@ -942,13 +943,7 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
             p += zp_store_header(p, ZP_BIN, n)
             aw_copy_short(p, src, n)
             p += n
-        elif op == OP_I64 or op == OP_F64 or op == OP_BOOL or op == OP_TIME or op == OP_INT or op == OP_FLOAT:
-            size = aw_store_bounded(ctx, f, j, f.omit_value, p)
-            if size == 0:
-                p = key_at
-                continue
-            p += size
-        else:
+        elif op == OP_GENERAL:
             key_pos = key_at - ctx.out.data
             ctx.out.pos = p - ctx.out.data
             written = aw_value(ctx, f, at, f.omit)
@@ -957,9 +952,27 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
             p = aw_room(ctx, f.room_after)
             if not written:
                 continue
+            if f.deprecated:
+                f.deprecated_written = True
+        else:
+            # each op's store inlined with its constant: no second dispatch
+            if op == OP_I64:
+                size = aw_store_bounded(ctx, f, OP_I64, j, f.omit_value, p)
+            elif op == OP_F64:
+                size = aw_store_bounded(ctx, f, OP_F64, j, f.omit_value, p)
+            elif op == OP_BOOL:
+                size = aw_store_bounded(ctx, f, OP_BOOL, j, f.omit_value, p)
+            elif op == OP_TIME:
+                size = aw_store_bounded(ctx, f, OP_TIME, j, f.omit_value, p)
+            elif op == OP_INT:
+                size = aw_store_bounded(ctx, f, OP_INT, j, f.omit_value, p)
+            else:
+                size = aw_store_bounded(ctx, f, OP_FLOAT, j, f.omit_value, p)
+            if size == 0:
+                p = key_at
+                continue
+            p += size
         count += 1
-        if f.deprecated:
-            f.deprecated_written = True
     aw_leave(ctx, c)
     ctx.out.pos = zp_close_map(ctx.out.data, header_pos, c.header_size, p - ctx.out.data, count)
     return 1
@@ -1356,6 +1369,7 @@ cdef class ArrowRecordEncoder:
             else:
                 f = self._new_col(W_CONST, fp.type.kind, c.level + 1)
                 f.op = OP_CONST
+                f.lane = OP_CONST
                 c.arrow_index[k] = -1
                 zero = self._zero_field(fp, inlined)
                 f.const_bytes = self._borrow(zero)
@@ -1363,6 +1377,8 @@ cdef class ArrowRecordEncoder:
             f.field = <PyObject *>fp
             f.omit = _omits(fp, self.msgp, inlined)
             f.omit_value = f.omit and not f.ptr
+            if f.how != W_CONST:
+                f.lane = OP_GENERAL if fp.deprecated else f.op
             f.deprecated = fp.deprecated
             if fp.deprecated:
                 self.deprecated.append((sp, fp, <Py_ssize_t>f))
@@ -1373,7 +1389,7 @@ cdef class ArrowRecordEncoder:
         for k in reversed(range(c.n_children)):
             f = c.children[k]
             f.room_after = after
-            after += f.const_len if f.how == W_CONST else f.key_len + _VALUE_ROOM[f.op]
+            after += f.const_len if f.how == W_CONST else f.key_len + _VALUE_ROOM[f.lane]
         c.header_size = zp_map_header_size(c.n_children + self.structnames)
         c.room = c.header_size + (c.name_len if self.structnames else 0) + after
         return 0
