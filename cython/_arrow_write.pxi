@@ -17,7 +17,39 @@ cdef extern from "zp_arrow_write.h":
         unsigned char *data
         Py_ssize_t pos
         Py_ssize_t cap
+    enum:
+        ZP_LANE_ESCAPE
+        ZP_LANE_CONST
+        ZP_LANE_STR
+        ZP_LANE_BIN
+        ZP_LANE_I64
+        ZP_LANE_F64
+        ZP_LANE_BOOL
+        ZP_LANE_TIME
+    ctypedef struct zp_lane:
+        int op
+        bint escape
+        bint omit
+        bint large
+        const unsigned char *key
+        Py_ssize_t key_len
+        Py_ssize_t room_after
+        const uint8_t *validity
+        const unsigned char *data1
+        const unsigned char *data2
+        int64_t off
+        int64_t first
+        int64_t last
+        int64_t utf8_ok
+        int64_t imin
+        int64_t imax
+        int64_t per_second
+    Py_ssize_t zp_lane_value(const zp_lane *f, int64_t j, bint omit, unsigned char *p,
+                             const unsigned char *limit) noexcept nogil
+    Py_ssize_t zp_lanes_write(zp_lane **fields, Py_ssize_t k, Py_ssize_t n, int64_t at, unsigned char **pp,
+                              const unsigned char *limit, Py_ssize_t *count) noexcept nogil
     unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
+    bint zp_all_valid(const uint8_t *bitmap, int64_t offset, int64_t length) noexcept nogil
     void zp_split_timestamp(int64_t v, int64_t per_second, int64_t *seconds, uint32_t *nanos) noexcept nogil
     Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) noexcept nogil
 
@@ -72,6 +104,7 @@ cdef enum:
 
 
 cdef struct WCol:
+    zp_lane ln              # first: zp_lanes_write takes a struct's children as their lanes
     # what is written
     int how                 # W_VALUE, W_CONST, W_RAW
     int kind                # the plan kind of the value (pointers unwrapped)
@@ -98,8 +131,8 @@ cdef struct WCol:
     Py_ssize_t const_len
     # how a struct writes it (aw_struct_value), fixed when the columns are built
     int op                  # OP_*
-    int lane                # a struct's field: the op aw_struct_value writes it by (OP_GENERAL for a
-                            # deprecated field, whose writes are marked there)
+    int field_op            # a struct's field: the op aw_struct_value writes it by when its lane leaves it
+                            # (OP_GENERAL for a deprecated field, whose writes are marked there)
     bint omit_value         # omit, and not under a pointer: a zero non-null value is left out
     Py_ssize_t header_size  # a struct: the room of its map header (zp_map_header_size)
     Py_ssize_t room         # a struct: the bound of its fixed part (header, name, each field's key and
@@ -122,8 +155,7 @@ cdef struct WCol:
     const unsigned char *data2
     int64_t last            # L_BIN, L_LARGE_BIN: the last offset, the data buffer's extent
     int64_t first           # L_BIN, L_LARGE_BIN: the first offset
-    int64_t utf8_ok         # a string column: data2[first:utf8_ok] is checked UTF-8 (aw_utf8_check)
-    bint utf8_bad           # ... and invalid at utf8_ok
+    bint utf8_bad           # a string column: invalid at ln.utf8_ok (aw_utf8_check)
     Py_ssize_t n_variadic
     ArrowArray *entries     # L_MAP: the entries struct
 
@@ -449,38 +481,15 @@ cdef inline Py_ssize_t aw_store_bounded(WriteCtx *ctx, WCol *c, int op, int64_t 
                                         unsigned char *p) except -1 nogil:
     """A non-null value of c, whose op (op) is of bounded size (at most 15 bytes), at p;
     its size, 0 when omit left out a zero value."""
-    cdef int64_t v, seconds
-    cdef uint64_t bits
-    cdef uint32_t nanos
-    if op == OP_I64:
-        v = (<const int64_t *>c.data1)[at]
-        if v == 0 and omit:
-            return 0
-        if v < c.imin or v > c.imax:
-            return aw_fail_range(ctx, c, v, 0)
-        return zp_store_signed(p, v)
-    elif op == OP_F64:
-        bits = (<const uint64_t *>c.data1)[at]      # float64 to float64: the bits as they are
-        if bits == 0 and omit:                      # (positive zero)
-            return 0
-        return zp_store_f64_bits(p, bits)
-    elif op == OP_BOOL:
-        if (c.data1[at >> 3] >> (at & 7)) & 1:
-            p[0] = ZP_TRUE
-            return 1
-        if omit:
-            return 0
-        p[0] = ZP_FALSE
-        return 1
-    elif op == OP_TIME:
-        zp_split_timestamp((<const int64_t *>c.data1)[at], c.per_second, &seconds, &nanos)
-        if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
-            return 0
-        return zp_store_time(p, seconds, nanos)
-    elif op == OP_INT:
+    cdef Py_ssize_t size
+    if op == OP_INT:
         return aw_store_int(ctx, c, at, omit, p)
-    else:   # OP_FLOAT
+    if op == OP_FLOAT:
         return aw_store_float(ctx, c, at, omit, p)
+    size = zp_lane_value(&c.ln, at, omit, p, p + 15)    # OP_I64, OP_F64, OP_BOOL, OP_TIME: its lane's
+    if size < 0:                                        # (an int64 outside the field's range)
+        return aw_fail_range(ctx, c, (<const int64_t *>c.data1)[at], 0)
+    return size
 
 
 cdef inline int aw_text_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, const unsigned char **src,
@@ -496,7 +505,7 @@ cdef inline int aw_text_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, cons
     if stop == start:
         return not omit
     # inside the part of the data already checked, between two characters: valid
-    if not (start >= c.first and stop < c.utf8_ok and d[start] & 0xc0 != 0x80 and d[stop] & 0xc0 != 0x80):
+    if not (start >= c.first and stop < c.ln.utf8_ok and d[start] & 0xc0 != 0x80 and d[stop] & 0xc0 != 0x80):
         aw_utf8_check(ctx, c, start, stop)
     if n[0] > ZP_MAX_LENGTH32:
         return aw_fail_limit(ctx)
@@ -539,26 +548,26 @@ cdef int aw_fail_limit(WriteCtx *ctx) except -1 nogil:
 cdef int aw_utf8_check(WriteCtx *ctx, WCol *c, int64_t start, int64_t stop) except -1 nogil:
     """String bytes data2[start:stop] (not empty) of an offsets column checked as UTF-8.
     A column's data is checked once, in blocks from its first offset as its values come
-    (utf8_ok: checked that far; utf8_bad: invalid there); a value inside the checked part
+    (ln.utf8_ok: checked that far; utf8_bad: invalid there); a value inside the checked part
     that starts and stops between characters (not on a continuation byte) is valid (a
     cut of valid UTF-8 between characters is), any other is checked alone."""
     cdef const unsigned char *d = c.data2
     cdef int64_t end, bad
     cdef int k
-    if not c.utf8_bad and start >= c.first and stop > c.utf8_ok:
+    if not c.utf8_bad and start >= c.first and stop > c.ln.utf8_ok:
         end = stop + UTF8_BLOCK if c.last - stop > UTF8_BLOCK else c.last
         for k in range(3):          # the block ends between characters where it can
             if end == stop or end == c.last or d[end] & 0xc0 != 0x80:
                 break
             end -= 1
-        bad = zp_utf8_invalid_at(<const uint8_t *>d + c.utf8_ok, end - c.utf8_ok)
+        bad = zp_utf8_invalid_at(<const uint8_t *>d + c.ln.utf8_ok, end - c.ln.utf8_ok)
         if bad < 0:
-            c.utf8_ok = end
+            c.ln.utf8_ok = end
         else:
-            c.utf8_ok += bad
+            c.ln.utf8_ok += bad
             c.utf8_bad = True
-    if start >= c.first and stop <= c.utf8_ok and d[start] & 0xc0 != 0x80 \
-            and (stop == c.utf8_ok or d[stop] & 0xc0 != 0x80):
+    if start >= c.first and stop <= c.ln.utf8_ok and d[start] & 0xc0 != 0x80 \
+            and (stop == c.ln.utf8_ok or d[stop] & 0xc0 != 0x80):
         return 0
     if zp_utf8_invalid_at(<const uint8_t *>d + start, stop - start) >= 0:
         return fail_nogil(ctx, "invalid UTF-8 in a string")
@@ -911,10 +920,16 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
         count += 1
     aw_enter(ctx, c, ZP_STEP_FIELD)
     step = &ctx.path[c.level]
-    for k in range(c.n_children):
+    k = 0
+    while True:
+        # the fields of lanes, until one the lanes leave here
+        k = zp_lanes_write(<zp_lane **>c.children, k, c.n_children, at, &p, ctx.out.data + ctx.out.cap, &count)
+        if k >= c.n_children:
+            break
         f = c.children[k]
+        k += 1
         step.ref = f
-        op = f.lane
+        op = f.field_op
         if op == OP_CONST:
             if f.const_len:
                 p = zp_copy_words(p, f.const_bytes, f.const_len)
@@ -1208,7 +1223,7 @@ cdef int _bind_binary(WCol *c, ArrowArray *arr, str path) except -1:
         c.data2 = _NO_BYTES
     c.last = last
     c.first = first
-    c.utf8_ok = first           # nothing checked yet (aw_utf8_check)
+    c.ln.utf8_ok = first           # nothing checked yet (aw_utf8_check)
     c.utf8_bad = False
     return 0
 
@@ -1369,7 +1384,8 @@ cdef class ArrowRecordEncoder:
             else:
                 f = self._new_col(W_CONST, fp.type.kind, c.level + 1)
                 f.op = OP_CONST
-                f.lane = OP_CONST
+                f.field_op = OP_CONST
+                f.ln.op = ZP_LANE_CONST
                 c.arrow_index[k] = -1
                 zero = self._zero_field(fp, inlined)
                 f.const_bytes = self._borrow(zero)
@@ -1378,7 +1394,14 @@ cdef class ArrowRecordEncoder:
             f.omit = _omits(fp, self.msgp, inlined)
             f.omit_value = f.omit and not f.ptr
             if f.how != W_CONST:
-                f.lane = OP_GENERAL if fp.deprecated else f.op
+                f.field_op = OP_GENERAL if fp.deprecated else f.op
+                f.ln.key = f.key
+                f.ln.key_len = f.key_len
+            else:
+                f.ln.key = f.const_bytes
+                f.ln.key_len = f.const_len
+            f.ln.omit = f.omit_value
+            f.ln.escape = f.ln.escape or fp.deprecated
             f.deprecated = fp.deprecated
             if fp.deprecated:
                 self.deprecated.append((sp, fp, <Py_ssize_t>f))
@@ -1389,7 +1412,8 @@ cdef class ArrowRecordEncoder:
         for k in reversed(range(c.n_children)):
             f = c.children[k]
             f.room_after = after
-            after += f.const_len if f.how == W_CONST else f.key_len + _VALUE_ROOM[f.lane]
+            f.ln.room_after = after
+            after += f.const_len if f.how == W_CONST else f.key_len + _VALUE_ROOM[f.field_op]
         c.header_size = zp_map_header_size(c.n_children + self.structnames)
         c.room = c.header_size + (c.name_len if self.structnames else 0) + after
         return 0
@@ -1433,6 +1457,10 @@ cdef class ArrowRecordEncoder:
         """The WCol of a value of type t read from the Arrow column node, with its op."""
         cdef WCol *c = self._build_column(t, node, path, level, time_field)
         c.op = _op(c)
+        c.ln.op = _lane_op(c)
+        c.ln.escape = c.ln.op == ZP_LANE_ESCAPE
+        c.ln.large = c.layout == L_LARGE_BIN
+        c.ln.imin, c.ln.imax, c.ln.per_second = c.imin, c.imax, c.per_second
         return c
 
     cdef WCol *_build_column(self, TypePlan t, _ArrowType node, str path, Py_ssize_t level,
@@ -1604,6 +1632,17 @@ cdef class ArrowRecordEncoder:
     # -- binding a batch -------------------------------------------------------------
 
     cdef int _bind(self, WCol *c, ArrowArray *arr, int64_t need, str path) except -1:
+        """_bind_column, then c's lane pointed at the same buffers."""
+        self._bind_column(c, arr, need, path)
+        c.ln.data1, c.ln.data2, c.ln.off = c.data1, c.data2, c.off
+        c.ln.first, c.ln.last = c.first, c.last
+        # a bitmap that holds no null (counted: a null count is the producer's word) is not read
+        c.ln.validity = c.validity
+        if c.validity != NULL and zp_all_valid(c.validity, arr.offset, arr.length):
+            c.ln.validity = NULL
+        return 0
+
+    cdef int _bind_column(self, WCol *c, ArrowArray *arr, int64_t need, str path) except -1:
         """Point c (and its children) at arr, checking everything the layout reads against
         what arr says it holds (no producer is trusted: its buffers' extents follow from its
         length and offset, and from the last offset of a binary column); ``need``: how many
@@ -1758,6 +1797,16 @@ cdef class ArrowRecordEncoder:
 #: (OP_GENERAL: none counted, aw_value makes its own room).
 cdef dict _VALUE_ROOM = {OP_GENERAL: 0, OP_STR: 5, OP_BIN: 5, OP_I64: 9, OP_INT: 9, OP_F64: 9, OP_FLOAT: 9,
                          OP_BOOL: 1, OP_TIME: 15}
+
+
+cdef int _lane_op(WCol *c):
+    """The lane of c's values (zp_lane_value), or ZP_LANE_ESCAPE."""
+    if c.op == OP_STR:
+        return ZP_LANE_STR
+    if c.op == OP_BIN and c.kind == K_BYTES and (c.layout == L_BIN or c.layout == L_LARGE_BIN):
+        return ZP_LANE_BIN
+    return {OP_I64: ZP_LANE_I64, OP_F64: ZP_LANE_F64, OP_BOOL: ZP_LANE_BOOL, OP_TIME: ZP_LANE_TIME}.get(
+        c.op, ZP_LANE_ESCAPE)
 
 
 cdef int _op(WCol *c):

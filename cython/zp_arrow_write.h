@@ -11,6 +11,7 @@
 #include <Python.h>     /* Py_ssize_t only */
 #include "zp_civil.h"
 #include "zp_wire.h"
+#include "zp_write.h"
 
 /* The records written so far: data[0..pos), cap bytes of room (a bytes object's,
  * which _arrow_write.pxi grows and hands over). */
@@ -54,6 +55,168 @@ ZP_ALWAYS_INLINE void zp_split_timestamp(int64_t v, int64_t per_second, int64_t 
         *nanos = 0;
     }
     *seconds = s;
+}
+
+/* Whether bits offset..offset+length of a validity bitmap are all set (no null). */
+static int zp_all_valid(const uint8_t *bitmap, int64_t offset, int64_t length) {
+    int64_t i = offset, end = offset + length;
+    for (; i < end && (i & 7); i++)
+        if (!((bitmap[i >> 3] >> (i & 7)) & 1))
+            return 0;
+    for (; i + 64 <= end; i += 64) {
+        uint64_t w;
+        memcpy(&w, bitmap + (i >> 3), 8);
+        if (w != ~(uint64_t)0)
+            return 0;
+    }
+    for (; i < end; i++)
+        if (!((bitmap[i >> 3] >> (i & 7)) & 1))
+            return 0;
+    return 1;
+}
+
+/* The lanes of a struct's fields: what zp_lanes_write needs of a column to write its
+ * values without a call per value. The first member of each column (_arrow_write.pxi's
+ * WCol), set when the columns are built (op, key, room) and bound (buffers); utf8_ok
+ * moves as the column's UTF-8 is checked (aw_utf8_check). */
+enum {
+    ZP_LANE_ESCAPE = 0,     /* written by the caller (aw_struct_value): every other case */
+    ZP_LANE_CONST,          /* a field without a column: its compiled bytes */
+    ZP_LANE_STR,            /* string from utf8, large_utf8 */
+    ZP_LANE_BIN,            /* []byte from binary, large_binary */
+    ZP_LANE_I64,            /* a signed integer from int64 */
+    ZP_LANE_F64,            /* float64 from float64 */
+    ZP_LANE_BOOL,
+    ZP_LANE_TIME            /* time.Time from a timestamp */
+};
+
+typedef struct {
+    int op;                         /* ZP_LANE_* */
+    int escape;                     /* a struct's field the caller writes (no lane, or deprecated) */
+    int omit;                       /* a struct's field: a zero value is left out with its key */
+    int large;                      /* STR, BIN: 64-bit offsets */
+    const unsigned char *key;       /* the key's bytes, padded (zp_copy_words) */
+    Py_ssize_t key_len;             /* CONST: the compiled bytes' */
+    Py_ssize_t room_after;          /* the struct's fixed part after this field, slack included */
+    const uint8_t *validity;        /* bound per batch */
+    const unsigned char *data1;
+    const unsigned char *data2;
+    int64_t off;
+    int64_t first, last;            /* STR, BIN: the data buffer's extent */
+    int64_t utf8_ok;                /* STR: data2[first:utf8_ok] is checked UTF-8 */
+    int64_t imin, imax;             /* I64: the field's range */
+    int64_t per_second;             /* TIME */
+} zp_lane;
+
+/* Value j (physical index) of a lane's column, not null, at p (room for a bounded value
+ * made; a string's or binary's bytes must fit before limit, room_after kept beyond).
+ * Returns its size, 0 when omit leaves a zero value out (positive zero of a float, Go's
+ * zero time), -1 when it is not the lane's to
+ * write (a string that needs more room or whose UTF-8 is not checked yet, anything to
+ * refuse): the caller's general path writes it or refuses it with its message. */
+ZP_ALWAYS_INLINE Py_ssize_t zp_lane_value(const zp_lane *f, int64_t j, int omit, unsigned char *p,
+                                          const unsigned char *limit) {
+    int64_t v, start, stop, seconds;
+    uint64_t bits;
+    uint32_t nanos;
+    const unsigned char *d;
+    switch (f->op) {
+    case ZP_LANE_STR:
+    case ZP_LANE_BIN:
+        if (f->large) {
+            start = ((const int64_t *)f->data1)[j];
+            stop = ((const int64_t *)f->data1)[j + 1];
+        } else {
+            start = ((const int32_t *)f->data1)[j];
+            stop = ((const int32_t *)f->data1)[j + 1];
+        }
+        if (start < 0 || stop < start || stop > f->last)
+            return -1;
+        if (stop == start) {
+            if (omit)
+                return 0;
+        } else if (f->op == ZP_LANE_STR) {
+            /* inside the checked part, between two characters: valid */
+            d = f->data2;
+            if (!(start >= f->first && stop < f->utf8_ok && (d[start] & 0xc0) != 0x80 && (d[stop] & 0xc0) != 0x80))
+                return -1;
+        }
+        if (stop - start > limit - p - 5 - f->room_after || stop - start > ZP_MAX_LENGTH32)
+            return -1;
+        if (f->op == ZP_LANE_STR)
+            return zp_store_str(p, f->data2 + start, stop - start);
+        v = zp_store_header(p, ZP_BIN, stop - start);
+        zp_copy_short(p + v, f->data2 + start, stop - start);
+        return v + stop - start;
+    case ZP_LANE_I64:
+        v = ((const int64_t *)f->data1)[j];
+        if (v == 0 && omit)
+            return 0;
+        if (v < f->imin || v > f->imax)
+            return -1;
+        return zp_store_signed(p, v);
+    case ZP_LANE_F64:
+        bits = ((const uint64_t *)f->data1)[j];     /* float64 to float64: the bits as they are */
+        if (bits == 0 && omit)                   /* (positive zero) */
+            return 0;
+        return zp_store_f64_bits(p, bits);
+    case ZP_LANE_BOOL:
+        if ((f->data1[j >> 3] >> (j & 7)) & 1) {
+            *p = ZP_TRUE;
+            return 1;
+        }
+        if (omit)
+            return 0;
+        *p = ZP_FALSE;
+        return 1;
+    case ZP_LANE_TIME:
+        zp_split_timestamp(((const int64_t *)f->data1)[j], f->per_second, &seconds, &nanos);
+        if (omit && seconds == ZP_GO_ZERO_SECONDS && nanos == 0)
+            return 0;
+        return zp_store_time(p, seconds, nanos);
+    default:
+        return -1;
+    }
+}
+
+/* Fields k.. of a struct (fields[k..n), their values at index at of the columns) written
+ * from *pp, within limit (the output's end; room for the struct's fixed part was made:
+ * each field's key and bounded value, and room_after beyond), counted in *count, while
+ * each is one the lanes write (zp_lane_value). Returns the index of the first field left
+ * to the caller (one it escapes, a null, a value zp_lane_value leaves: the caller writes
+ * it, or refuses it with its message, and calls again from the next one); n when all
+ * are written. */
+static Py_ssize_t zp_lanes_write(zp_lane *const *fields, Py_ssize_t k, Py_ssize_t n, int64_t at,
+                                 unsigned char **pp, const unsigned char *limit, Py_ssize_t *count) {
+    unsigned char *p = *pp, *value;
+    Py_ssize_t written = *count, size;
+    for (; k < n; k++) {
+        const zp_lane *f = fields[k];
+        int64_t j = at + f->off;
+        if (f->escape)              /* (ZP_LANE_ESCAPE included) */
+            break;
+        if (f->op == ZP_LANE_CONST) {
+            if (f->key_len) {
+                p = zp_copy_words(p, f->key, f->key_len);
+                written++;
+            }
+            continue;
+        }
+        /* (a bitmap without a null is dropped when the batch is bound) */
+        if (f->validity != NULL && !((f->validity[j >> 3] >> (j & 7)) & 1))
+            break;
+        value = zp_copy_words(p, f->key, f->key_len);
+        size = zp_lane_value(f, j, f->omit, value, limit);
+        if (size < 0)
+            break;              /* (the key is written again by the caller) */
+        if (size > 0) {         /* (0: the value and its key left out) */
+            p = value + size;
+            written++;
+        }
+    }
+    *pp = p;
+    *count = written;
+    return k;
 }
 
 /* The first map entry whose key bytes repeat an earlier key's; -1 if none, -2 out of
