@@ -248,8 +248,9 @@ static inline int zp_u64_fits_double(uint64_t v) {
 }
 
 /* Copy n bytes; up to 16 without a call (two overlapping fixed-size copies,
- * which the compiler turns into loads and stores): map keys and short strings. */
-static inline void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t n) {
+ * which the compiler turns into loads and stores): map keys and short strings.
+ * Always inlined: a call of its own costs more than the copy. */
+ZP_ALWAYS_INLINE void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t n) {
     const unsigned char *s = (const unsigned char *)src;
     if (n >= 8 && n <= 16) {
         memcpy(dst, s, 8);
