@@ -48,6 +48,10 @@ cdef extern from "zp_arrow_write.h":
                              const unsigned char *limit) noexcept nogil
     Py_ssize_t zp_lanes_write(zp_lane **fields, Py_ssize_t k, Py_ssize_t n, int64_t at, unsigned char **pp,
                               const unsigned char *limit, Py_ssize_t *count) noexcept nogil
+    int64_t zp_rows_write(zp_lane **fields, Py_ssize_t n, const unsigned char *name, Py_ssize_t name_len,
+                          bint with_name, Py_ssize_t room, const uint8_t *validity, int64_t off, int64_t r,
+                          int64_t stop, zp_out *out, Py_ssize_t chunk_bytes, int64_t *ends, Py_ssize_t ends_cap,
+                          Py_ssize_t *n_ends, int *full) noexcept nogil
     unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
     bint zp_all_valid(const uint8_t *bitmap, int64_t offset, int64_t length) noexcept nogil
     void zp_split_timestamp(int64_t v, int64_t per_second, int64_t *seconds, uint32_t *nanos) noexcept nogil
@@ -181,6 +185,7 @@ cdef struct WriteCtx:
     Py_ssize_t ends_cap
     Py_ssize_t n_ends
     bint want_ends
+    bint rows_of_lanes      # the root struct's fields all have lanes, in a fixmap (zp_rows_write)
 
 
 # -- errors -----------------------------------------------------------------------
@@ -995,10 +1000,22 @@ cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) exc
 
 cdef int aw_encode_rows(WriteCtx *ctx, WCol *root, int64_t start, int64_t stop, Py_ssize_t chunk_bytes,
                      int64_t row_base, int64_t *done) except -1 nogil:
-    """Rows start.. of the bound batch, until stop or until the output holds chunk_bytes."""
-    cdef int64_t r
+    """Rows start.. of the bound batch, until stop or until the output holds chunk_bytes:
+    runs of them by zp_rows_write where the root's fields all have lanes, the rows it
+    leaves (and all the others) one by one."""
+    cdef int64_t r = start
     cdef int64_t *ends
-    for r in range(start, stop):
+    cdef int full = 0
+    while r < stop:
+        if ctx.rows_of_lanes:
+            r = zp_rows_write(<zp_lane **>root.children, root.n_children, root.name_entry, root.name_len,
+                              ctx.structnames, root.room, root.ln.validity, root.off, r, stop, &ctx.out,
+                              chunk_bytes, ctx.ends if ctx.want_ends else NULL, ctx.ends_cap, &ctx.n_ends, &full)
+            if full:
+                done[0] = r
+                return 0
+            if r >= stop:
+                break
         ctx.row = row_base + r
         ctx.depth = 0
         ctx.spans_top = 0
@@ -1014,8 +1031,9 @@ cdef int aw_encode_rows(WriteCtx *ctx, WCol *root, int64_t start, int64_t stop, 
                 ctx.ends_cap = ctx.ends_cap * 2 + 1024
             ctx.ends[ctx.n_ends] = ctx.out.pos
             ctx.n_ends += 1
+        r += 1
         if ctx.out.pos >= chunk_bytes:
-            done[0] = r + 1
+            done[0] = r
             return 0
     done[0] = stop
     return 0
@@ -1289,6 +1307,8 @@ cdef class ArrowRecordEncoder:
         self.ctx.max_depth = codec.max_depth
         self.ctx.root_name = <PyObject *>self.plan.name
         self.ctx.codec = <PyObject *>codec
+        self.ctx.rows_of_lanes = self.root.header_size == 1 and all(
+            not self.root.children[k].ln.escape for k in range(self.root.n_children))
         self.ctx.path = <zp_step *>calloc(self.max_level + 2, sizeof(zp_step))
         if self.ctx.path == NULL:
             raise MemoryError()

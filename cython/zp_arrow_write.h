@@ -219,6 +219,50 @@ static Py_ssize_t zp_lanes_write(zp_lane *const *fields, Py_ssize_t k, Py_ssize_
     return k;
 }
 
+/* Rows r.. (to stop) of a root struct whose n fields all have lanes, each a map of at
+ * most 15 entries (a fixmap: its header one byte), with_name: the struct's name entry
+ * first (name, name_len, padded); validity, off: the root's; room: the struct's fixed
+ * part's bound. Written into out until the output holds chunk_bytes (*full set) or a
+ * row is one the lanes leave (a null row, a field left, no room for the fixed part, no
+ * room for its end in ends): that row is left whole to the caller. ends (NULL when
+ * not wanted): each record's end, *n_ends of ends_cap. Returns the first row not
+ * written. */
+static int64_t zp_rows_write(zp_lane *const *fields, Py_ssize_t n, const unsigned char *name, Py_ssize_t name_len,
+                             int with_name, Py_ssize_t room, const uint8_t *validity, int64_t off, int64_t r,
+                             int64_t stop, zp_out *out, Py_ssize_t chunk_bytes, int64_t *ends, Py_ssize_t ends_cap,
+                             Py_ssize_t *n_ends, int *full) {
+    unsigned char *base = out->data, *p = base + out->pos, *head;
+    const unsigned char *limit = base + out->cap;
+    Py_ssize_t count;
+    *full = 0;
+    for (; r < stop; r++) {
+        int64_t at = r + off;
+        if ((validity != NULL && !((validity[at >> 3] >> (at & 7)) & 1)) || limit - p < room
+                || (ends != NULL && *n_ends == ends_cap))
+            break;
+        head = p++;
+        count = 0;
+        if (with_name) {
+            p = zp_copy_words(p, name, name_len);
+            count = 1;
+        }
+        if (zp_lanes_write(fields, 0, n, at, &p, limit, &count) < n) {
+            p = head;
+            break;
+        }
+        zp_store_header(head, ZP_MAP, count);      /* (count <= 15: one byte) */
+        if (ends != NULL)
+            ends[(*n_ends)++] = p - base;
+        if (p - base >= chunk_bytes) {
+            r++;
+            *full = 1;
+            break;
+        }
+    }
+    out->pos = p - base;
+    return r;
+}
+
 /* The first map entry whose key bytes repeat an earlier key's; -1 if none, -2 out of
  * memory. spans: (start, length) of each of the n keys in base. */
 static Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) {
