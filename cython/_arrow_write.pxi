@@ -1785,10 +1785,12 @@ cdef class ArrowRecordEncoder:
                 continue
             if f.layout == L_FIXED_BIN:
                 part = rows * f.width if rows < most // (f.width + 1) + 1 else most
-            elif f.layout == L_BIN:
-                part = (<const int32_t *>f.data1)[stop + f.off] - (<const int32_t *>f.data1)[start + f.off]
+            elif f.layout == L_BIN:     # (a struct's children are indexed by its physical index)
+                part = (<const int32_t *>f.data1)[stop + root.off + f.off] \
+                    - (<const int32_t *>f.data1)[start + root.off + f.off]
             elif f.layout == L_LARGE_BIN:
-                part = (<const int64_t *>f.data1)[stop + f.off] - (<const int64_t *>f.data1)[start + f.off]
+                part = (<const int64_t *>f.data1)[stop + root.off + f.off] \
+                    - (<const int64_t *>f.data1)[start + root.off + f.off]
             else:
                 continue
             # (offsets are checked value by value as they are written: here only sizes)

@@ -184,3 +184,15 @@ def test_rows_the_lanes_leave_among_rows_they_write_across_chunks(zp: zebrapack.
     for chunk_bytes in (1, 700, 1 << 20):
         assert written(table, zp, "A", chunk_bytes=chunk_bytes) == encoded(zp, records)
     assert written(table.slice(1001, 999), zp, "A", chunk_bytes=300) == encoded(zp, records[1001:2000])
+
+
+def test_a_sliced_struct_array_writes_its_own_rows(zp: zebrapack.Schema) -> None:
+    # the root's own offset (an array through __arrow_c_array__) applies to every column
+    A = zp.types.A
+    names = ["a", "日本", "", "x" * 300, "b", "c", "é", "d"]
+    records = [A(Name=n, Sibs=k, Friend=k % 2 == 1) for k, n in enumerate(names)]
+    table = table_of(pa, zp, records, "A")
+    array = pa.StructArray.from_arrays([table.column(name).combine_chunks() for name in table.column_names],
+                                       fields=list(table.schema))
+    for start, length in ((0, 8), (3, 4), (7, 1), (2, 0)):
+        assert written(array.slice(start, length), zp, "A") == encoded(zp, records[start:start + length])
