@@ -91,6 +91,7 @@ cdef extern from "zp_arrow_read.h":
         char *name
         int64_t length
         int64_t room
+        int64_t kids_room
         zp_buf validity
         zp_buf offsets
         zp_buf data
@@ -114,9 +115,10 @@ cdef extern from "zp_arrow_read.h":
         char **unusable_messages
 
     int zp_col_make_room(zp_col *c, int64_t *held) noexcept nogil
+    int zp_struct_make_room(zp_col *c, int64_t *held) noexcept nogil
     void zp_col_row_done(zp_col *c) noexcept nogil
     int64_t zp_col_read_fast(zp_col *c, const unsigned char *p, int64_t left, int64_t *used, int64_t *held,
-                             int strict) noexcept nogil
+                             int strict, int has_room) noexcept nogil
 
 ctypedef zp_col Col
 
@@ -885,6 +887,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef uint64_t uzid = 0
     cdef unsigned char k
     cdef uint64_t visit, bit, seen = 0, missing
+    cdef bint has_room
     cdef Col *item
     cdef int rc
     cdef zp_step *step
@@ -910,6 +913,11 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     # for the others (c.seen).
     c.visit += 1
     visit = c.visit
+    # Room in every child for this row, checked once (not per value). Not in the
+    # scratch columns of a check (d.validating): a struct met again inside itself
+    # reads into the same columns while its outer row is open, so their children
+    # can be a row ahead of c.
+    has_room = not d.validating and (c.length < c.kids_room or zp_struct_make_room(c, &d.held) == 0)
     for i in range(n):
         if pos >= end:
             d.pos = pos
@@ -920,8 +928,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         if k <= 0x7f:
             pos += 1
             zid = k
-            if k < c.zid_limit:
-                child = c.by_zid[k]
+            child = c.by_zid[k]        # (room for every fixint zid)
         else:
             if k == 0xff:
                 # -1: the struct's name, as Go writes it first; a fixstr the same as
@@ -988,7 +995,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 col_truncate(item, item.length - 1)
             c.seen[child] = visit
         if pos < end:
-            size = zp_col_read_fast(item, buf + pos, end - pos, &d.used, &d.held, d.strict)
+            size = zp_col_read_fast(item, buf + pos, end - pos, &d.used, &d.held, d.strict, has_room)
             if size:
                 pos += size
                 continue
@@ -1036,7 +1043,7 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
             return dec_fail(d, d.pos)
         d.pos += 1
         return col_fill(d, c, c.nullable, False)
-    size = zp_col_read_fast(c, d.buf + d.pos, d.end - d.pos, &d.used, &d.held, d.strict)
+    size = zp_col_read_fast(c, d.buf + d.pos, d.end - d.pos, &d.used, &d.held, d.strict, False)
     if size:
         d.pos += size
         return 0
@@ -1232,13 +1239,13 @@ cdef int struct_setup(Col *c, object field) except -1:
     name = field.struct.encode("utf-8")
     c.struct_name = zp_strdup_bytes(name)
     c.struct_name_len = len(name)
-    c.by_zid = <int32_t *>malloc(max(limit, 1) * sizeof(int32_t))
+    c.by_zid = <int32_t *>malloc(max(limit, 128) * sizeof(int32_t))
     c.tags = <zp_name *>calloc(max(c.n_children, 1), sizeof(zp_name))
     c.seen = <uint64_t *>calloc(max(c.n_children, 1), sizeof(uint64_t))
     if c.by_zid == NULL or c.tags == NULL or c.seen == NULL:
         raise MemoryError()
     c.zid_limit = limit
-    for i in range(limit):
+    for i in range(max(limit, 128)):
         c.by_zid[i] = -1
     for i, child in enumerate(field.children):
         if child.zid >= 0:              # a field without a zid is found by its tag only (msgp mode)

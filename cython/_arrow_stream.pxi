@@ -437,7 +437,7 @@ cdef int col_export(Col *c, ArrowArray *out) noexcept nogil:
         buffers[1] = take(&c.offsets)
     elif n_buffers == 2:
         buffers[1] = take(&c.data)
-    c.length = c.room = 0
+    c.length = c.room = c.kids_room = 0
     if c.n_children:
         out.children = <ArrowArray **>calloc(c.n_children, sizeof(ArrowArray *))
         if out.children == NULL:
@@ -461,7 +461,7 @@ cdef void col_clear(Col *c) noexcept nogil:
     memset(&c.validity, 0, sizeof(zp_buf))
     memset(&c.offsets, 0, sizeof(zp_buf))
     memset(&c.data, 0, sizeof(zp_buf))
-    c.length = c.room = 0
+    c.length = c.room = c.kids_room = 0
     for i in range(c.n_children):
         col_clear(c.children[i])
 

@@ -71,6 +71,7 @@ typedef struct zp_col {
     char *name;                 /* Go field name, for paths */
     int64_t length;
     int64_t room;               /* rows for which validity, offsets and fixed-width data have room */
+    int64_t kids_room;          /* a struct's rows for which its children have room (zp_struct_make_room) */
     zp_buf validity;
     zp_buf offsets;
     zp_buf data;
@@ -126,6 +127,24 @@ static int zp_col_make_room(zp_col *c, int64_t *held) {
     return 0;
 }
 
+/* Room for the next row of struct c in each of its children with a fast appender
+ * (their rows are c's rows): c->kids_room is the rows of c there is room for. */
+static int zp_struct_make_room(zp_col *c, int64_t *held) {
+    int64_t i, rows = INT64_MAX;
+    zp_col *child;
+    for (i = 0; i < c->n_children; i++) {
+        child = c->children[i];
+        if (child->fast == ZP_FAST_NONE)
+            continue;
+        if (child->length >= child->room && zp_col_make_room(child, held) < 0)
+            return -1;
+        if (child->room - child->length < rows)
+            rows = child->room - child->length;
+    }
+    c->kids_room = c->length + rows;
+    return 0;
+}
+
 /* Row c->length marked valid (nullable columns) and counted; room was made. */
 ZP_ALWAYS_INLINE void zp_col_row_done(zp_col *c) {
     int64_t row = c->length;
@@ -174,9 +193,10 @@ ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, 
  * encodings of c's kind (c->fast): returns the bytes it took, or 0 when it is not
  * (nothing consumed, nothing appended). Every length is checked against left
  * first. used: the batch's bytes of values; held: its bytes allocated; strict:
- * Go's strict reading (integers of the other family are the general reader's). */
+ * Go's strict reading (integers of the other family are the general reader's);
+ * has_room: the caller made room for this row (zp_struct_make_room). */
 ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t left, int64_t *used,
-                                          int64_t *held, int strict) {
+                                          int64_t *held, int strict, int has_room) {
     uint8_t b = p[0];
     uint8_t *dst;
     int64_t n, size, seconds, nanos, value;
@@ -186,9 +206,7 @@ ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t l
     uint16_t bits16;
     uint64_t bits;
     double f64;
-    if (c->fast == ZP_FAST_NONE)
-        return 0;
-    if (c->length >= c->room && zp_col_make_room(c, held) < 0)
+    if (!has_room && (c->fast == ZP_FAST_NONE || (c->length >= c->room && zp_col_make_room(c, held) < 0)))
         return 0;
     switch (c->fast) {
     case ZP_FAST_STRING:
