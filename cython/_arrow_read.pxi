@@ -30,9 +30,6 @@ cdef extern from "zp_columnar.h":
     int64_t zp_count_set_bits(const uint8_t *bits, int64_t length) noexcept nogil
     int64_t zp_utf8_invalid_at(const uint8_t *s, int64_t n) noexcept nogil
     int zp_lowest_bit(uint64_t bits) noexcept nogil
-
-cdef extern from "zp_wire.h":
-    int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) noexcept nogil
     void zp_crc32_init() noexcept nogil
     uint32_t zp_crc32(uint32_t crc, const uint8_t *p, int64_t n) noexcept nogil
     int zp_mul_add_i64(int64_t a, int64_t b, int64_t c, int64_t *out) noexcept nogil
@@ -117,8 +114,11 @@ cdef extern from "zp_arrow_read.h":
     int zp_col_make_room(zp_col *c, int64_t *held) noexcept nogil
     int zp_struct_make_room(zp_col *c, int64_t *held) noexcept nogil
     void zp_col_row_done(zp_col *c) noexcept nogil
+    int64_t zp_struct_name_entry(const zp_col *c, const unsigned char *p, int64_t left) noexcept nogil
+    int64_t zp_struct_read_fast(zp_col *c, const unsigned char *buf, int64_t *pos, int64_t end, int64_t count,
+                                uint64_t *seen, int64_t *last, int64_t *used, int64_t *held) noexcept nogil
     int64_t zp_col_read_fast(zp_col *c, const unsigned char *p, int64_t left, int64_t *used, int64_t *held,
-                             int strict, int has_room) noexcept nogil
+                             int has_room) noexcept nogil
 
 ctypedef zp_col Col
 
@@ -882,12 +882,13 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """A struct map: its fields into the children, unknown and unchosen ones skipped,
     absent ones given their zero value (read_struct's rules)."""
     cdef zp_head h
-    cdef int64_t n, i, child, klen = 0, size, name_len
+    cdef int64_t n, i, child, klen = 0, size
     cdef int64_t zid = 0
     cdef uint64_t uzid = 0
     cdef unsigned char k
     cdef uint64_t visit, bit, seen = 0, missing
     cdef bint has_room
+    cdef int64_t read, last = 0
     cdef Col *item
     cdef int rc
     cdef zp_step *step
@@ -918,10 +919,21 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     # reads into the same columns while its outer row is open, so their children
     # can be a row ahead of c.
     has_room = not d.validating and (c.length < c.kids_room or zp_struct_make_room(c, &d.held) == 0)
-    for i in range(n):
+    i = 0
+    while i < n:
+        if has_room:
+            # as many fields as the fast appenders take, then one by the general path
+            read = zp_struct_read_fast(c, buf, &pos, end, n - i, &seen, &last, &d.used, &d.held)
+            i += read
+            if last >= 0:
+                step.kind = ZP_STEP_FIELD     # (as the general path leaves it)
+                step.ref = c.children[last].name
+            if i >= n:
+                break
+        i += 1
         if pos >= end:
             d.pos = pos
-            return dec_truncated(d, pos, 2 * (n - i))
+            return dec_truncated(d, pos, 2 * (n - i + 1))
         k = buf[pos]
         child = -1
         tag = NULL
@@ -933,10 +945,9 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             if k == 0xff:
                 # -1: the struct's name, as Go writes it first; a fixstr the same as
                 # c's name is checked here, anything else by check_name_entry
-                name_len = c.struct_name_len
-                if name_len < 32 and end - pos >= 2 + name_len and buf[pos + 1] == (0xa0 | name_len) \
-                        and zp_same_bytes(buf + pos + 2, c.struct_name, name_len):
-                    pos += 2 + name_len
+                size = zp_struct_name_entry(c, buf + pos, end - pos)
+                if size:
+                    pos += size
                     continue
                 d.pos = pos + 1
                 if check_name_entry(d, c) < 0:
@@ -948,7 +959,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             if rc == ZP_KEY_TAG:        # msgp mode: the key is the FieldTagName
                 tag = d.buf + d.pos + h.header
                 klen = h.n
-                child = zp_find_name(c.tags, sizeof(zp_name), c.n_children, tag, klen, i)
+                child = zp_find_name(c.tags, sizeof(zp_name), c.n_children, tag, klen, i - 1)
                 d.pos += h.header + klen
                 zid = -3
             elif rc == ZP_KEY_ZID:
@@ -995,7 +1006,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 col_truncate(item, item.length - 1)
             c.seen[child] = visit
         if pos < end:
-            size = zp_col_read_fast(item, buf + pos, end - pos, &d.used, &d.held, d.strict, has_room)
+            size = zp_col_read_fast(item, buf + pos, end - pos, &d.used, &d.held, has_room)
             if size:
                 pos += size
                 continue
@@ -1043,7 +1054,7 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
             return dec_fail(d, d.pos)
         d.pos += 1
         return col_fill(d, c, c.nullable, False)
-    size = zp_col_read_fast(c, d.buf + d.pos, d.end - d.pos, &d.used, &d.held, d.strict, False)
+    size = zp_col_read_fast(c, d.buf + d.pos, d.end - d.pos, &d.used, &d.held, False)
     if size:
         d.pos += size
         return 0

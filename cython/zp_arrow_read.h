@@ -97,6 +97,47 @@ typedef struct zp_col {
     char **unusable_messages;
 } zp_col;
 
+/* Copy the n bytes at src to dst while they are ASCII, 8 at a time (the strings
+ * of most data): returns n when all were, else how many were copied, all ASCII,
+ * ending at a word boundary (the caller validates and copies the rest). Every load
+ * and store stays inside the n bytes: short strings take two overlapping words. */
+static inline int64_t zp_copy_ascii(uint8_t *dst, const uint8_t *src, int64_t n) {
+    const uint64_t high8 = 0x8080808080808080ull;
+    uint64_t w;
+    uint32_t u, u2;
+    int64_t i;
+    if (n >= 8) {
+        for (i = 0; i + 8 <= n; i += 8) {
+            memcpy(&w, src + i, 8);
+            if (w & high8)
+                return i;
+            memcpy(dst + i, &w, 8);
+        }
+        if (i < n) {                    /* the tail: the last 8 bytes, overlapping */
+            memcpy(&w, src + n - 8, 8);
+            if (w & high8)
+                return i;
+            memcpy(dst + n - 8, &w, 8);
+        }
+        return n;
+    }
+    if (n >= 4) {
+        memcpy(&u, src, 4);
+        memcpy(&u2, src + n - 4, 4);
+        if ((u | u2) & 0x80808080u)
+            return 0;
+        memcpy(dst, &u, 4);
+        memcpy(dst + n - 4, &u2, 4);
+        return n;
+    }
+    for (i = 0; i < n; i++) {
+        if (src[i] & 0x80)
+            return 0;
+        dst[i] = src[i];
+    }
+    return n;
+}
+
 /* Room for as many rows again as c holds (64 at least) in its validity bitmap,
  * offsets and fixed-width data (bitmaps zeroed), so that values are appended
  * without checking each buffer: c->room is the rows there is room for. -1 out of
@@ -192,16 +233,14 @@ ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, 
 /* The value at p (left >= 1 bytes) appended to c when it is one of the common
  * encodings of c's kind (c->fast): returns the bytes it took, or 0 when it is not
  * (nothing consumed, nothing appended). Every length is checked against left
- * first. used: the batch's bytes of values; held: its bytes allocated; strict:
- * Go's strict reading (integers of the other family are the general reader's);
- * has_room: the caller made room for this row (zp_struct_make_room). */
+ * first. used: the batch's bytes of values; held: its bytes allocated;
+ * has_room: the caller made room for this row (zp_struct_make_room). Nothing it
+ * takes reads otherwise under strict reading. */
 ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t left, int64_t *used,
-                                          int64_t *held, int strict, int has_room) {
+                                          int64_t *held, int has_room) {
     uint8_t b = p[0];
     uint8_t *dst;
     int64_t n, size, seconds, nanos, value;
-    zp_number number;
-    zp_head h;
     uint32_t bits32;
     uint16_t bits16;
     uint64_t bits;
@@ -231,16 +270,19 @@ ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t l
             return 0;
         return size;
     case ZP_FAST_INT:
-        size = zp_load_integer(p, left, &number);
-        if (size <= 0 || zp_check_integer(p, &number, c->is_signed, c->imin, c->imax, c->umax, strict, &h)
-                != ZP_READ_OK)
+        /* fixints: a positive one every integer kind holds, a negative one every
+         * signed kind; the other encodings are the general reader's (read_int_into) */
+        if (b <= 0x7f || (b >= 0xe0 && c->is_signed))
+            value = (int8_t)b;
+        else
             return 0;
+        size = 1;
         dst = c->data.ptr + c->data.len;
         switch (c->width) {
-        case 8: memcpy(dst, &number.bits, 8); break;
-        case 4: bits32 = (uint32_t)number.bits; memcpy(dst, &bits32, 4); break;
-        case 2: bits16 = (uint16_t)number.bits; memcpy(dst, &bits16, 2); break;
-        default: *dst = (uint8_t)number.bits; break;
+        case 8: memcpy(dst, &value, 8); break;
+        case 4: bits32 = (uint32_t)value; memcpy(dst, &bits32, 4); break;
+        case 2: bits16 = (uint16_t)value; memcpy(dst, &bits16, 2); break;
+        default: *dst = (uint8_t)value; break;
         }
         break;
     case ZP_FAST_F64:
@@ -297,6 +339,57 @@ ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t l
     *used += c->width;
     zp_col_row_done(c);
     return size;
+}
+
+/* The size of the -1 entry at p (left bytes: the key 0xff, then the value) when
+ * its value is c's struct name as a fixstr, as Go writes it; 0 when not (the
+ * general reader checks it). */
+ZP_ALWAYS_INLINE int64_t zp_struct_name_entry(const zp_col *c, const uint8_t *p, int64_t left) {
+    int64_t n = c->struct_name_len;
+    if (n < 32 && left >= 2 + n && p[0] == 0xff && p[1] == (0xa0 | n) && zp_same_bytes(p + 2, c->struct_name, n))
+        return 2 + n;
+    return 0;
+}
+
+/* The entries of struct c's map at *pos (count at most) read while each is its
+ * struct name (zp_struct_name_entry) or has a fixint zid of one of the first 64
+ * children, not given before in this row (*seen: their bits), whose value
+ * zp_col_read_fast takes; stops before the first that is not, which the general
+ * reader reads. Room was made for the row (zp_struct_make_room). Returns the
+ * entries read; *pos is after them, *last the child read last (-1: none). */
+ZP_ALWAYS_INLINE int64_t zp_struct_read_fast(zp_col *c, const uint8_t *buf, int64_t *pos, int64_t end,
+                                            int64_t count, uint64_t *seen_io, int64_t *last, int64_t *used_io,
+                                            int64_t *held) {
+    const uint8_t *p = buf + *pos, *stop = buf + end;
+    zp_col **children = c->children;
+    const int32_t *by_zid = c->by_zid;
+    uint64_t seen = *seen_io;
+    int64_t left = count, child, size, used = 0, read_last = -1;
+    while (left > 0 && stop - p >= 2) {
+        if (p[0] > 0x7f) {
+            size = zp_struct_name_entry(c, p, stop - p);
+            if (!size)
+                break;
+            p += size;
+            left--;
+            continue;
+        }
+        child = by_zid[p[0]];
+        if ((uint64_t)child >= 64 || ((seen >> child) & 1))    /* not chosen, unknown, past the bitmask, twice */
+            break;
+        size = zp_col_read_fast(children[child], p + 1, stop - p - 1, &used, held, 1);
+        if (!size)
+            break;
+        seen |= (uint64_t)1 << child;
+        read_last = child;
+        p += 1 + size;
+        left--;
+    }
+    *pos = p - buf;
+    *seen_io = seen;
+    *used_io += used;
+    *last = read_last;
+    return count - left;
 }
 
 #endif

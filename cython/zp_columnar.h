@@ -170,47 +170,6 @@ static inline int64_t zp_utf8_invalid_at(const uint8_t *s, int64_t n) {
     return -1;
 }
 
-/* Copy the n bytes at src to dst while they are ASCII, 8 at a time (the strings
- * of most data): returns n when all were, else how many were copied, all ASCII,
- * ending at a word boundary (the caller validates and copies the rest). Every load
- * and store stays inside the n bytes: short strings take two overlapping words. */
-static inline int64_t zp_copy_ascii(uint8_t *dst, const uint8_t *src, int64_t n) {
-    const uint64_t high8 = 0x8080808080808080ull;
-    uint64_t w;
-    uint32_t u, u2;
-    int64_t i;
-    if (n >= 8) {
-        for (i = 0; i + 8 <= n; i += 8) {
-            memcpy(&w, src + i, 8);
-            if (w & high8)
-                return i;
-            memcpy(dst + i, &w, 8);
-        }
-        if (i < n) {                    /* the tail: the last 8 bytes, overlapping */
-            memcpy(&w, src + n - 8, 8);
-            if (w & high8)
-                return i;
-            memcpy(dst + n - 8, &w, 8);
-        }
-        return n;
-    }
-    if (n >= 4) {
-        memcpy(&u, src, 4);
-        memcpy(&u2, src + n - 4, 4);
-        if ((u | u2) & 0x80808080u)
-            return 0;
-        memcpy(dst, &u, 4);
-        memcpy(dst + n - 4, &u2, 4);
-        return n;
-    }
-    for (i = 0; i < n; i++) {
-        if (src[i] & 0x80)
-            return 0;
-        dst[i] = src[i];
-    }
-    return n;
-}
-
 /* CRC-32 (zlib's), for the index entries of a split. */
 static uint32_t zp_crc_table[256];
 
