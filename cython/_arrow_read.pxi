@@ -762,8 +762,12 @@ cdef int validate_struct(Dec *d, int64_t index, unsigned char b) noexcept nogil:
     """Read the struct map at d.pos into the scratch columns of schema struct
     ``index`` and drop it again: the checks decode applies to it, nothing kept."""
     cdef Col *scratch = d.scratch[index]
-    cdef int64_t rows = scratch.length, used = d.used
+    cdef int64_t rows, used = d.used
     cdef int rc
+    if scratch == NULL:     # (ArrowRecordReader builds those of every struct a value can hold)
+        snprintf(d.message, MESSAGE_SIZE, "internal: no scratch columns for struct %s", d.struct_names[index])
+        return dec_fail(d, d.pos)
+    rows = scratch.length
     d.validating += 1
     rc = read_struct_into(d, scratch, b)
     d.validating -= 1
@@ -1242,6 +1246,20 @@ cdef void col_link_structs(Col *c, dict indexes) except *:
         c.raw_struct = indexes[c.go.decode("utf-8")]
     for i in range(c.n_children):
         col_link_structs(c.children[i], indexes)
+
+
+cdef bint col_raw_structs(Col *c, set names) except -1:
+    """Whether c's tree holds interface{} or a named interface (whose values can name
+    any struct of the schema); the names of the structs its recursive-struct columns
+    hold added to ``names``."""
+    cdef int64_t i
+    cdef bint any_struct = c.kind == C_RAW and (c.raw_kind == RAW_ANY or c.raw_kind == RAW_IFACE)
+    if c.kind == C_RAW and c.raw_kind == RAW_STRUCT:
+        names.add(c.go.decode("utf-8"))
+    for i in range(c.n_children):
+        if col_raw_structs(c.children[i], names):
+            any_struct = True
+    return any_struct
 
 
 cdef int struct_setup(Col *c, object field) except -1:

@@ -744,18 +744,30 @@ cdef class ArrowRecordReader:
         self.z.root = col_build(field)
         zp_export_schema(&self.z.schema, field)
         # the scratch columns that check values kept as their bytes (interface{},
-        # named interfaces, recursive structs) as decode reads them
+        # named interfaces, recursive structs) as decode reads them: those of the
+        # structs such a value can hold (every struct once a column holds interface{}
+        # or a named interface; none for records without such columns, whose reader
+        # is then made in a few microseconds)
         from zebrapack.arrow._mapping import arrow_fields
         indexes = {name: i for i, name in enumerate(cd._by_name)}
         self.z.d.scratch = <Col **>calloc(max(len(indexes), 1), sizeof(Col *))
         if self.z.d.scratch == NULL:
             raise MemoryError()
-        for name, i in indexes.items():
+        wanted = set()
+        pending = [name for name in indexes] if col_raw_structs(self.z.root, wanted) else sorted(wanted)
+        while pending:
+            name = pending.pop()
+            i = indexes[name]
+            if self.z.d.scratch[i] != NULL:
+                continue
             self.z.d.scratch[i] = col_build(arrow_fields(codec, name))
             if col_begin(self.z.d.scratch[i], &self.z.d.held) < 0:
                 raise MemoryError()
+            wanted.clear()
+            pending.extend(indexes if col_raw_structs(self.z.d.scratch[i], wanted) else wanted)
         for i in range(len(indexes)):
-            col_link_structs(self.z.d.scratch[i], indexes)
+            if self.z.d.scratch[i] != NULL:
+                col_link_structs(self.z.d.scratch[i], indexes)
         col_link_structs(self.z.root, indexes)
 
     def __dealloc__(self):
