@@ -29,32 +29,99 @@ cdef extern from "zp_columnar.h":
     void zp_bits_truncate(zp_buf *b, int64_t start) noexcept nogil
     int64_t zp_count_set_bits(const uint8_t *bits, int64_t length) noexcept nogil
     int64_t zp_utf8_invalid_at(const uint8_t *s, int64_t n) noexcept nogil
+    int zp_lowest_bit(uint64_t bits) noexcept nogil
     void zp_crc32_init() noexcept nogil
     uint32_t zp_crc32(uint32_t crc, const uint8_t *p, int64_t n) noexcept nogil
     int zp_mul_add_i64(int64_t a, int64_t b, int64_t c, int64_t *out) noexcept nogil
 
 zp_crc32_init()
 
-cdef enum:
+cdef extern from "zp_arrow_read.h":
     # Column builder kinds.
-    C_BOOL = 1
-    C_INT = 2           # signed, width 1/2/4/8
-    C_UINT = 3
-    C_F32 = 4
-    C_F64 = 5
-    C_STRING = 6
-    C_BINARY = 7
-    C_FIXED_BINARY = 8
-    C_TIME = 9
-    C_COMPLEX = 10      # struct<real, imag>
-    C_EXT = 11          # struct<code, data>
-    C_RAW = 12          # binary: the value's own msgpack bytes
-    C_STRUCT = 13
-    C_LIST = 14
-    C_FIXED_LIST = 15
-    C_MAP = 16
-    C_ENTRIES = 17      # a map's entries: struct<key, value>
-    C_NUMBER = 18       # msgp.Number: struct<int, uint, float32, float64>, one part set per row
+    enum:
+        C_BOOL "ZP_COL_BOOL"
+        C_INT "ZP_COL_INT"                      # signed, width 1/2/4/8
+        C_UINT "ZP_COL_UINT"
+        C_F32 "ZP_COL_F32"
+        C_F64 "ZP_COL_F64"
+        C_STRING "ZP_COL_STRING"
+        C_BINARY "ZP_COL_BINARY"
+        C_FIXED_BINARY "ZP_COL_FIXED_BINARY"
+        C_TIME "ZP_COL_TIME"
+        C_COMPLEX "ZP_COL_COMPLEX"              # struct<real, imag>
+        C_EXT "ZP_COL_EXT"                      # struct<code, data>
+        C_RAW "ZP_COL_RAW"                      # binary: the value's own msgpack bytes
+        C_STRUCT "ZP_COL_STRUCT"
+        C_LIST "ZP_COL_LIST"
+        C_FIXED_LIST "ZP_COL_FIXED_LIST"
+        C_MAP "ZP_COL_MAP"
+        C_ENTRIES "ZP_COL_ENTRIES"              # a map's entries: struct<key, value>
+        C_NUMBER "ZP_COL_NUMBER"                # msgp.Number: struct<int, uint, float32, float64>
+    # The fast appender of a column's common encodings (zp_col_read_fast).
+    enum:
+        F_NONE "ZP_FAST_NONE"
+        F_STRING "ZP_FAST_STRING"
+        F_BINARY "ZP_FAST_BINARY"
+        F_INT "ZP_FAST_INT"
+        F_F32 "ZP_FAST_F32"
+        F_F64 "ZP_FAST_F64"
+        F_BOOL "ZP_FAST_BOOL"
+        F_TIME "ZP_FAST_TIME"
+
+    # A column builder (zp_arrow_read.h says what each field is).
+    cdef struct zp_col:
+        int kind
+        int fast
+        int wire_kind
+        int width
+        bint nullable
+        bint time_field
+        bint time_us
+        bint is_signed
+        int64_t imin
+        int64_t imax
+        uint64_t umax
+        int64_t fixed
+        int raw_kind
+        int64_t raw_struct
+        char *go
+        char *name
+        int64_t length
+        int64_t room
+        int64_t kids_room
+        zp_buf validity
+        zp_buf offsets
+        zp_buf data
+        int64_t hint_validity
+        int64_t hint_offsets
+        int64_t hint_data
+        zp_col **children
+        int64_t n_children
+        int32_t *by_zid
+        int64_t zid_limit
+        zp_name *tags
+        char *struct_name
+        int64_t struct_name_len
+        uint64_t visit
+        uint64_t *seen
+        int64_t n_unusable
+        int64_t *unusable_zids
+        char **unusable_tags
+        int64_t *unusable_tag_lens
+        char **unusable_names
+        char **unusable_messages
+
+    int zp_col_make_room(zp_col *c, int64_t *held) noexcept nogil
+    int zp_struct_make_room(zp_col *c, int64_t *held) noexcept nogil
+    void zp_col_row_done(zp_col *c) noexcept nogil
+    int64_t zp_struct_name_entry(const zp_col *c, const unsigned char *p, int64_t left) noexcept nogil
+    int64_t zp_struct_read_fast(zp_col *c, const unsigned char *buf, int64_t *pos, int64_t end, int64_t count,
+                                uint64_t *seen, int64_t *last, int64_t *used, int64_t *held) noexcept nogil
+    int64_t zp_col_read_fast(zp_col *c, const unsigned char *p, int64_t left, int64_t *used, int64_t *held,
+                             int has_room) noexcept nogil
+
+ctypedef zp_col Col
+
 
 cdef enum:
     RAW_ANY = 0         # interface{}
@@ -66,47 +133,6 @@ cdef enum:
     MESSAGE_SIZE = 512
     PATH_SIZE = 1024
     DEC_SHALLOW = 32        # levels a record nests before the reader asks the thread's stack (zp_depth)
-
-
-cdef struct Col:
-    int kind
-    int wire_kind           # plan kind (K_*) of the wire type, pointers removed
-    int width               # bytes per value of fixed-width data
-    bint nullable
-    bint time_field         # a struct's own time.Time: Go's zero time is null
-    bint is_signed
-    int64_t imin
-    int64_t imax
-    uint64_t umax
-    int64_t fixed           # N of [N]byte and [N]T
-    int raw_kind
-    int64_t raw_struct      # RAW_STRUCT: the struct's index in Dec.struct_names
-    char *go                # Go spelling, for messages
-    char *name              # Go field name, for paths
-    int64_t length
-    zp_buf validity
-    zp_buf offsets
-    zp_buf data
-    int64_t hint_validity   # the last batch's capacities: the next one starts there
-    int64_t hint_offsets
-    int64_t hint_data
-    Col **children
-    int64_t n_children
-    # structs
-    int32_t *by_zid         # child index per zid, -1: unknown or not chosen
-    int64_t zid_limit
-    zp_name *tags           # each child's FieldTagName (msgp-mode keys)
-    char *struct_name
-    int64_t struct_name_len
-    uint64_t visit
-    uint64_t *seen          # visit number at which each child was read
-    # a struct's fields whose type zebrapack cannot represent: an error where a record holds one
-    int64_t n_unusable
-    int64_t *unusable_zids  # -1 and below: none (msgp mode keys them by tag only)
-    char **unusable_tags
-    int64_t *unusable_tag_lens
-    char **unusable_names
-    char **unusable_messages
 
 
 cdef struct Dec:
@@ -411,21 +437,6 @@ cdef inline int col_fixed(Dec *d, Col *c, const void *value) noexcept nogil:
     return col_row_done(d, c)
 
 
-cdef inline int col_put8(Dec *d, Col *c, uint64_t value) noexcept nogil:
-    """col_fixed for 8-byte values (int64, uint64, float64, timestamps): a constant-size store."""
-    if c.data.cap - c.data.len < 8 and zp_buf_grow(&c.data, 8, &d.held) < 0:
-        return dec_no_memory(d)
-    memcpy(c.data.ptr + c.data.len, &value, 8)
-    c.data.len += 8
-    d.used += 8
-    if c.nullable:
-        if zp_bits_reserve(&c.validity, c.length, &d.held) < 0:
-            return dec_no_memory(d)
-        zp_bit_set(c.validity.ptr, c.length)
-    c.length += 1
-    return 0
-
-
 cdef inline int col_offset(Dec *d, Col *c, int64_t value) noexcept nogil:
     """Append the end offset of the row being closed (utf8, binary, list, map)."""
     cdef int32_t v
@@ -727,7 +738,7 @@ cdef int read_number_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             bits32 = <uint32_t>number.bits
             if col_fixed(d, c.children[k], &bits32) < 0:
                 return -1
-        elif col_put8(d, c.children[k], number.bits) < 0:
+        elif col_fixed(d, c.children[k], &number.bits) < 0:
             return -1
     return col_row_done(d, c)
 
@@ -751,8 +762,12 @@ cdef int validate_struct(Dec *d, int64_t index, unsigned char b) noexcept nogil:
     """Read the struct map at d.pos into the scratch columns of schema struct
     ``index`` and drop it again: the checks decode applies to it, nothing kept."""
     cdef Col *scratch = d.scratch[index]
-    cdef int64_t rows = scratch.length, used = d.used
+    cdef int64_t rows, used = d.used
     cdef int rc
+    if scratch == NULL:     # (ArrowRecordReader builds those of every struct a value can hold)
+        snprintf(d.message, MESSAGE_SIZE, "internal: no scratch columns for struct %s", d.struct_names[index])
+        return dec_fail(d, d.pos)
+    rows = scratch.length
     d.validating += 1
     rc = read_struct_into(d, scratch, b)
     d.validating -= 1
@@ -871,11 +886,13 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """A struct map: its fields into the children, unknown and unchosen ones skipped,
     absent ones given their zero value (read_struct's rules)."""
     cdef zp_head h
-    cdef int64_t n, i, child, klen = 0
+    cdef int64_t n, i, child, klen = 0, size
     cdef int64_t zid = 0
     cdef uint64_t uzid = 0
     cdef unsigned char k
-    cdef uint64_t visit
+    cdef uint64_t visit, bit, seen = 0, missing
+    cdef bint has_room
+    cdef int64_t read, last = 0
     cdef Col *item
     cdef int rc
     cdef zp_step *step
@@ -884,46 +901,69 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     # must reload whatever lives behind d (no strict aliasing), so d.pos is written
     # only before a call that reads or advances it, and read back after.
     cdef const unsigned char *buf = d.buf
-    cdef int64_t pos, end = d.end
-    rc = zp_read_map(buf + d.pos, end - d.pos, &h)
+    cdef int64_t pos = d.pos, end = d.end
+    rc = zp_read_map(buf + pos, end - pos, &h)
     if rc == ZP_READ_OTHER:
         snprintf(d.message, MESSAGE_SIZE, "expected struct %s (a map), found %s", c.struct_name, zp_lead_name(b))
         return dec_fail(d, d.pos)
     if rc != ZP_READ_OK:
         return dec_refused(d, rc, &h, NULL, NULL)
-    d.pos += h.header
+    pos += h.header
     n = h.n
+    d.pos = pos
     if dec_enter(d) < 0:
         return -1
     step = &d.steps[d.guard.depth]
+    # Fields seen in this row: a bit each for the first 64 children, a visit number
+    # for the others (c.seen).
     c.visit += 1
     visit = c.visit
-    pos = d.pos
-    for i in range(n):
+    # Room in every child for this row, checked once (not per value). Not in the
+    # scratch columns of a check (d.validating): a struct met again inside itself
+    # reads into the same columns while its outer row is open, so their children
+    # can be a row ahead of c.
+    has_room = not d.validating and (c.length < c.kids_room or zp_struct_make_room(c, &d.held) == 0)
+    i = 0
+    while i < n:
+        if has_room:
+            # as many fields as the fast appenders take, then one by the general path
+            read = zp_struct_read_fast(c, buf, &pos, end, n - i, &seen, &last, &d.used, &d.held)
+            i += read
+            if last >= 0:
+                step.kind = ZP_STEP_FIELD     # (as the general path leaves it)
+                step.ref = c.children[last].name
+            if i >= n:
+                break
+        i += 1
         if pos >= end:
             d.pos = pos
-            return dec_truncated(d, pos, 2 * (n - i))
+            return dec_truncated(d, pos, 2 * (n - i + 1))
         k = buf[pos]
         child = -1
         tag = NULL
         if k <= 0x7f:
             pos += 1
             zid = k
-            if k < c.zid_limit:
-                child = c.by_zid[k]
+            child = c.by_zid[k]        # (room for every fixint zid)
         else:
-            d.pos = pos
             if k == 0xff:
-                d.pos += 1
+                # -1: the struct's name, as Go writes it first; a fixstr the same as
+                # c's name is checked here, anything else by check_name_entry
+                size = zp_struct_name_entry(c, buf + pos, end - pos)
+                if size:
+                    pos += size
+                    continue
+                d.pos = pos + 1
                 if check_name_entry(d, c) < 0:
                     return -1
                 pos = d.pos
                 continue
+            d.pos = pos
             rc = zp_read_struct_key(d.buf + d.pos, end - d.pos, &h, &uzid)
             if rc == ZP_KEY_TAG:        # msgp mode: the key is the FieldTagName
                 tag = d.buf + d.pos + h.header
                 klen = h.n
-                child = zp_find_name(c.tags, sizeof(zp_name), c.n_children, tag, klen, i)
+                child = zp_find_name(c.tags, sizeof(zp_name), c.n_children, tag, klen, i - 1)
                 d.pos += h.header + klen
                 zid = -3
             elif rc == ZP_KEY_ZID:
@@ -960,82 +1000,55 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         item = c.children[child]
         step.kind = ZP_STEP_FIELD
         step.ref = item.name
-        if c.seen[child] == visit:      # a field given twice: the last one counts, as in decode
-            col_truncate(item, item.length - 1)
-        c.seen[child] = visit
-        d.pos = pos
+        if child < 64:
+            bit = (<uint64_t>1) << child
+            if seen & bit:              # a field given twice: the last one counts, as in decode
+                col_truncate(item, item.length - 1)
+            seen |= bit
+        else:
+            if c.seen[child] == visit:
+                col_truncate(item, item.length - 1)
+            c.seen[child] = visit
         if pos < end:
-            rc = read_common(d, item, buf[pos])
-            if rc == 0:
-                pos = d.pos
+            size = zp_col_read_fast(item, buf + pos, end - pos, &d.used, &d.held, has_room)
+            if size:
+                pos += size
                 continue
-            if rc < 0:
-                return -1
+        d.pos = pos
         if read_into(d, item) < 0:
             return -1
         pos = d.pos
     d.pos = pos
-    for child in range(c.n_children):
-        if c.seen[child] != visit:
-            item = c.children[child]
-            step.kind = ZP_STEP_FIELD
-            step.ref = item.name
-            if col_fill(d, item, item.nullable, False) < 0:
-                return -1
+    # the absent fields: their zero value
+    missing = (~seen) & (~(<uint64_t>0) if c.n_children >= 64 else ((<uint64_t>1) << c.n_children) - 1)
+    while missing:
+        child = zp_lowest_bit(missing)
+        missing &= missing - 1
+        if col_fill_absent(d, c, step, child) < 0:
+            return -1
+    for child in range(64, c.n_children):
+        if c.seen[child] != visit and col_fill_absent(d, c, step, child) < 0:
+            return -1
     d.guard.depth -= 1
-    return col_row_done(d, c)
+    if c.length >= c.room and zp_col_make_room(c, &d.held) < 0:
+        return dec_no_memory(d)
+    zp_col_row_done(c)
+    return 0
 
 
-cdef inline int read_common(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    """The common encodings of the common kinds, without the general readers' calls:
-    0 done, -1 failed, 1 not one of them (nothing consumed)."""
-    cdef int kind = c.kind
-    cdef int64_t n, seconds, nanos, value
-    cdef const unsigned char *p
-    if kind == C_STRING:
-        if (b & 0xe0) == 0xa0:
-            n = b & 0x1f
-            p = d.buf + d.pos + 1
-            if n < d.end - d.pos and zp_utf8_invalid_at(p, n) < 0:
-                d.pos += 1 + n
-                return col_bytes(d, c, p, n)
-        return 1
-    if kind == C_INT or kind == C_UINT:
-        if b <= 0x7f and c.width == 8:  # fits every integer kind
-            d.pos += 1
-            return col_put8(d, c, b)
-        return 1
-    if kind == C_F64:
-        if b == 0xcb and d.end - d.pos >= 9:
-            d.pos += 9
-            return col_put8(d, c, zp_load_u64(d.buf + d.pos - 8))
-        return 1
-    if kind == C_BOOL:
-        if b == 0xc2 or b == 0xc3:
-            d.pos += 1
-            if zp_bits_reserve(&c.data, c.length, &d.held) < 0:
-                return dec_no_memory(d)
-            if b == 0xc3:
-                zp_bit_set(c.data.ptr, c.length)
-            return col_row_done(d, c)
-        return 1
-    if kind == C_TIME:
-        if b == 0xc7 and d.end - d.pos >= 15 and d.buf[d.pos + 1] == 12 and d.buf[d.pos + 2] == 5:
-            seconds = zp_load_i64(d.buf + d.pos + 3)
-            nanos = <int32_t>zp_load_u32(d.buf + d.pos + 11)
-            if 0 <= nanos < 1000000000 and not d.time_us and not (c.time_field and seconds == ZP_GO_ZERO_SECONDS) \
-                    and zp_mul_add_i64(seconds, 1000000000, nanos, &value) == 0:
-                d.pos += 15
-                return col_put8(d, c, <uint64_t>value)
-        return 1
-    return 1
+cdef int col_fill_absent(Dec *d, Col *c, zp_step *step, int64_t child) noexcept nogil:
+    """The zero value of struct c's field ``child``, absent from the map being read."""
+    cdef Col *item = c.children[child]
+    step.kind = ZP_STEP_FIELD
+    step.ref = item.name
+    return col_fill(d, item, item.nullable, False)
 
 
 cdef int read_into(Dec *d, Col *c) noexcept nogil:
     """One value of c's type at d.pos, appended to c."""
     cdef unsigned char b
     cdef int kind = c.kind
-    cdef int rc
+    cdef int64_t size
     if d.pos >= d.end:
         return dec_truncated(d, d.pos, 1)
     b = d.buf[d.pos]
@@ -1045,9 +1058,10 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
             return dec_fail(d, d.pos)
         d.pos += 1
         return col_fill(d, c, c.nullable, False)
-    rc = read_common(d, c, b)
-    if rc <= 0:
-        return rc
+    size = zp_col_read_fast(c, d.buf + d.pos, d.end - d.pos, &d.used, &d.held, False)
+    if size:
+        d.pos += size
+        return 0
     if 0 < kind <= C_NUMBER and COLUMN_READERS[kind] != NULL:
         return COLUMN_READERS[kind](d, c, b)
     snprintf(d.message, MESSAGE_SIZE, "internal: column kind %d", kind)
@@ -1055,7 +1069,7 @@ cdef int read_into(Dec *d, Col *c) noexcept nogil:
 
 
 cdef int read_not_bool(Dec *d, Col *c, unsigned char b) noexcept nogil:
-    """A bool column's value that read_common did not take: no bool."""
+    """A bool column's value that zp_col_read_fast did not take: no bool."""
     return dec_type_error(d, c.go, b)
 
 
@@ -1216,7 +1230,13 @@ cdef int col_setup(Col *c, object field) except -1:
         c.kind = C_INT if c.is_signed else C_UINT
     else:
         raise AssertionError(f"no column builder for {fmt!r}")
+    c.fast = _FAST_READERS.get(c.kind, F_NONE)
+    c.time_us = fmt.startswith("tsu")
     return 0
+
+
+cdef dict _FAST_READERS = {C_STRING: F_STRING, C_BINARY: F_BINARY, C_INT: F_INT, C_UINT: F_INT, C_F32: F_F32,
+                           C_F64: F_F64, C_BOOL: F_BOOL, C_TIME: F_TIME}
 
 
 cdef void col_link_structs(Col *c, dict indexes) except *:
@@ -1228,19 +1248,33 @@ cdef void col_link_structs(Col *c, dict indexes) except *:
         col_link_structs(c.children[i], indexes)
 
 
+cdef bint col_raw_structs(Col *c, set names) except -1:
+    """Whether c's tree holds interface{} or a named interface (whose values can name
+    any struct of the schema); the names of the structs its recursive-struct columns
+    hold added to ``names``."""
+    cdef int64_t i
+    cdef bint any_struct = c.kind == C_RAW and (c.raw_kind == RAW_ANY or c.raw_kind == RAW_IFACE)
+    if c.kind == C_RAW and c.raw_kind == RAW_STRUCT:
+        names.add(c.go.decode("utf-8"))
+    for i in range(c.n_children):
+        if col_raw_structs(c.children[i], names):
+            any_struct = True
+    return any_struct
+
+
 cdef int struct_setup(Col *c, object field) except -1:
     cdef int64_t i, zid, n
     cdef int64_t limit = max([child.zid for child in field.children] + [-1]) + 1
     name = field.struct.encode("utf-8")
     c.struct_name = zp_strdup_bytes(name)
     c.struct_name_len = len(name)
-    c.by_zid = <int32_t *>malloc(max(limit, 1) * sizeof(int32_t))
+    c.by_zid = <int32_t *>malloc(max(limit, 128) * sizeof(int32_t))
     c.tags = <zp_name *>calloc(max(c.n_children, 1), sizeof(zp_name))
     c.seen = <uint64_t *>calloc(max(c.n_children, 1), sizeof(uint64_t))
     if c.by_zid == NULL or c.tags == NULL or c.seen == NULL:
         raise MemoryError()
     c.zid_limit = limit
-    for i in range(limit):
+    for i in range(max(limit, 128)):
         c.by_zid[i] = -1
     for i, child in enumerate(field.children):
         if child.zid >= 0:              # a field without a zid is found by its tag only (msgp mode)

@@ -437,7 +437,7 @@ cdef int col_export(Col *c, ArrowArray *out) noexcept nogil:
         buffers[1] = take(&c.offsets)
     elif n_buffers == 2:
         buffers[1] = take(&c.data)
-    c.length = 0
+    c.length = c.room = c.kids_room = 0
     if c.n_children:
         out.children = <ArrowArray **>calloc(c.n_children, sizeof(ArrowArray *))
         if out.children == NULL:
@@ -461,7 +461,7 @@ cdef void col_clear(Col *c) noexcept nogil:
     memset(&c.validity, 0, sizeof(zp_buf))
     memset(&c.offsets, 0, sizeof(zp_buf))
     memset(&c.data, 0, sizeof(zp_buf))
-    c.length = 0
+    c.length = c.room = c.kids_room = 0
     for i in range(c.n_children):
         col_clear(c.children[i])
 
@@ -744,18 +744,30 @@ cdef class ArrowRecordReader:
         self.z.root = col_build(field)
         zp_export_schema(&self.z.schema, field)
         # the scratch columns that check values kept as their bytes (interface{},
-        # named interfaces, recursive structs) as decode reads them
+        # named interfaces, recursive structs) as decode reads them: those of the
+        # structs such a value can hold (every struct once a column holds interface{}
+        # or a named interface; none for records without such columns, whose reader
+        # is then made in a few microseconds)
         from zebrapack.arrow._mapping import arrow_fields
         indexes = {name: i for i, name in enumerate(cd._by_name)}
         self.z.d.scratch = <Col **>calloc(max(len(indexes), 1), sizeof(Col *))
         if self.z.d.scratch == NULL:
             raise MemoryError()
-        for name, i in indexes.items():
+        wanted = set()
+        pending = [name for name in indexes] if col_raw_structs(self.z.root, wanted) else sorted(wanted)
+        while pending:
+            name = pending.pop()
+            i = indexes[name]
+            if self.z.d.scratch[i] != NULL:
+                continue
             self.z.d.scratch[i] = col_build(arrow_fields(codec, name))
             if col_begin(self.z.d.scratch[i], &self.z.d.held) < 0:
                 raise MemoryError()
+            wanted.clear()
+            pending.extend(indexes if col_raw_structs(self.z.d.scratch[i], wanted) else wanted)
         for i in range(len(indexes)):
-            col_link_structs(self.z.d.scratch[i], indexes)
+            if self.z.d.scratch[i] != NULL:
+                col_link_structs(self.z.d.scratch[i], indexes)
         col_link_structs(self.z.root, indexes)
 
     def __dealloc__(self):

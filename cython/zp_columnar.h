@@ -30,6 +30,17 @@ static inline int zp_popcount8(unsigned v) {
 #endif
 }
 
+/* The index of the lowest set bit of bits (not 0). */
+static inline int zp_lowest_bit(uint64_t bits) {
+#if ZP_MSVC
+    unsigned long index;
+    _BitScanForward64(&index, bits);
+    return (int)index;
+#else
+    return __builtin_ctzll(bits);
+#endif
+}
+
 /* fseek to a 64-bit offset (files larger than 2 GiB on every platform). */
 static inline int zp_fseek64(FILE *f, int64_t offset) {
 #if defined(_WIN32)

@@ -1,0 +1,395 @@
+/* The columnar reader's column builders (_arrow_read.pxi) and their fast appenders.
+ *
+ * A zp_col is one Arrow field being built: its buffers, what the wire type is, and
+ * for a struct how its map's keys find its children. _arrow_read.pxi builds the tree
+ * from the Arrow mapping and reads records into it; what is here is the part of every
+ * value: zp_col_read_fast appends the common encodings of the common kinds (a
+ * string's fixstr or str8, an integer, a float64, a bool, Go's time ext) with no call,
+ * the column's buffers having room reserved in bulk (zp_col_make_room). Anything
+ * else, and anything wrong, it leaves to the general reader, which says what is
+ * wrong. Nothing here touches a Python object. */
+#ifndef ZP_ARROW_READ_H
+#define ZP_ARROW_READ_H
+
+#include <stdint.h>
+#include <string.h>
+#include "zp_wire.h"
+#include "zp_civil.h"
+#include "zp_read.h"
+#include "zp_columnar.h"
+
+/* Column builder kinds. */
+enum {
+    ZP_COL_BOOL = 1,
+    ZP_COL_INT = 2,             /* signed, width 1/2/4/8 */
+    ZP_COL_UINT = 3,
+    ZP_COL_F32 = 4,
+    ZP_COL_F64 = 5,
+    ZP_COL_STRING = 6,
+    ZP_COL_BINARY = 7,
+    ZP_COL_FIXED_BINARY = 8,
+    ZP_COL_TIME = 9,
+    ZP_COL_COMPLEX = 10,        /* struct<real, imag> */
+    ZP_COL_EXT = 11,            /* struct<code, data> */
+    ZP_COL_RAW = 12,            /* binary: the value's own msgpack bytes */
+    ZP_COL_STRUCT = 13,
+    ZP_COL_LIST = 14,
+    ZP_COL_FIXED_LIST = 15,
+    ZP_COL_MAP = 16,
+    ZP_COL_ENTRIES = 17,        /* a map's entries: struct<key, value> */
+    ZP_COL_NUMBER = 18          /* msgp.Number: struct<int, uint, float32, float64> */
+};
+
+/* The fast appender of a column (zp_col_read_fast), chosen when it is built. */
+enum {
+    ZP_FAST_NONE = 0,
+    ZP_FAST_STRING = 1,
+    ZP_FAST_BINARY = 2,
+    ZP_FAST_INT = 3,            /* any width, signed or not */
+    ZP_FAST_F32 = 4,
+    ZP_FAST_F64 = 5,
+    ZP_FAST_BOOL = 6,
+    ZP_FAST_TIME = 7
+};
+
+typedef struct zp_col {
+    int kind;
+    int fast;                   /* ZP_FAST_* */
+    int wire_kind;              /* plan kind (K_*) of the wire type, pointers removed */
+    int width;                  /* bytes per value of fixed-width data */
+    int nullable;
+    int time_field;             /* a struct's own time.Time: Go's zero time is null */
+    int time_us;                /* a timestamp[us] column (else ns) */
+    int is_signed;
+    int64_t imin;
+    int64_t imax;
+    uint64_t umax;
+    int64_t fixed;              /* N of [N]byte and [N]T */
+    int raw_kind;
+    int64_t raw_struct;         /* RAW_STRUCT: the struct's index in Dec.struct_names */
+    char *go;                   /* Go spelling, for messages */
+    char *name;                 /* Go field name, for paths */
+    int64_t length;
+    int64_t room;               /* rows for which validity, offsets and fixed-width data have room */
+    int64_t kids_room;          /* a struct's rows for which its children have room (zp_struct_make_room) */
+    zp_buf validity;
+    zp_buf offsets;
+    zp_buf data;
+    int64_t hint_validity;      /* the last batch's capacities: the next one starts there */
+    int64_t hint_offsets;
+    int64_t hint_data;
+    struct zp_col **children;
+    int64_t n_children;
+    /* structs */
+    int32_t *by_zid;            /* child index per zid, -1: unknown or not chosen */
+    int64_t zid_limit;
+    zp_name *tags;              /* each child's FieldTagName (msgp-mode keys) */
+    char *struct_name;
+    int64_t struct_name_len;
+    uint64_t visit;
+    uint64_t *seen;             /* visit number at which each child (from the 65th) was read */
+    /* a struct's fields whose type zebrapack cannot represent: an error where a record holds one */
+    int64_t n_unusable;
+    int64_t *unusable_zids;     /* -1 and below: none (msgp mode keys them by tag only) */
+    char **unusable_tags;
+    int64_t *unusable_tag_lens;
+    char **unusable_names;
+    char **unusable_messages;
+} zp_col;
+
+/* Copy the n bytes at src to dst while they are ASCII, 8 at a time (the strings
+ * of most data): returns n when all were, else how many were copied, all ASCII,
+ * ending at a word boundary (the caller validates and copies the rest). Every load
+ * and store stays inside the n bytes: short strings take two overlapping words. */
+static inline int64_t zp_copy_ascii(uint8_t *dst, const uint8_t *src, int64_t n) {
+    const uint64_t high8 = 0x8080808080808080ull;
+    uint64_t w;
+    uint32_t u, u2;
+    int64_t i;
+    if (n >= 8) {
+        for (i = 0; i + 8 <= n; i += 8) {
+            memcpy(&w, src + i, 8);
+            if (w & high8)
+                return i;
+            memcpy(dst + i, &w, 8);
+        }
+        if (i < n) {                    /* the tail: the last 8 bytes, overlapping */
+            memcpy(&w, src + n - 8, 8);
+            if (w & high8)
+                return i;
+            memcpy(dst + n - 8, &w, 8);
+        }
+        return n;
+    }
+    if (n >= 4) {
+        memcpy(&u, src, 4);
+        memcpy(&u2, src + n - 4, 4);
+        if ((u | u2) & 0x80808080u)
+            return 0;
+        memcpy(dst, &u, 4);
+        memcpy(dst + n - 4, &u2, 4);
+        return n;
+    }
+    for (i = 0; i < n; i++) {
+        if (src[i] & 0x80)
+            return 0;
+        dst[i] = src[i];
+    }
+    return n;
+}
+
+/* Room for as many rows again as c holds (64 at least) in its validity bitmap,
+ * offsets and fixed-width data (bitmaps zeroed), so that values are appended
+ * without checking each buffer: c->room is the rows there is room for. -1 out of
+ * memory (nothing reported: the general reader then tries and says so). */
+static int zp_col_make_room(zp_col *c, int64_t *held) {
+    int64_t rows = c->length + (c->length > 64 ? c->length : 64), need;
+    if (c->nullable) {
+        need = (rows + 7) >> 3;
+        if (c->validity.cap < need && zp_buf_grow_to(&c->validity, need - c->validity.len, held, 1) < 0)
+            return -1;
+    }
+    if (c->kind == ZP_COL_BOOL) {
+        need = (rows + 7) >> 3;
+        if (c->data.cap < need && zp_buf_grow_to(&c->data, need - c->data.len, held, 1) < 0)
+            return -1;
+    } else if (c->width) {
+        need = rows * c->width;
+        if (c->data.cap < need && zp_buf_grow_to(&c->data, need - c->data.len, held, 0) < 0)
+            return -1;
+    }
+    if (c->kind == ZP_COL_STRING || c->kind == ZP_COL_BINARY || c->kind == ZP_COL_RAW || c->kind == ZP_COL_LIST
+            || c->kind == ZP_COL_MAP) {
+        need = 4 * (rows + 1);
+        if (c->offsets.cap < need && zp_buf_grow_to(&c->offsets, need - c->offsets.len, held, 0) < 0)
+            return -1;
+    }
+    c->room = rows;
+    return 0;
+}
+
+/* Room for the next row of struct c in each of its children with a fast appender
+ * (their rows are c's rows): c->kids_room is the rows of c there is room for. */
+static int zp_struct_make_room(zp_col *c, int64_t *held) {
+    int64_t i, rows = INT64_MAX;
+    zp_col *child;
+    for (i = 0; i < c->n_children; i++) {
+        child = c->children[i];
+        if (child->fast == ZP_FAST_NONE)
+            continue;
+        if (child->length >= child->room && zp_col_make_room(child, held) < 0)
+            return -1;
+        if (child->room - child->length < rows)
+            rows = child->room - child->length;
+    }
+    c->kids_room = c->length + rows;
+    return 0;
+}
+
+/* Row c->length marked valid (nullable columns) and counted; room was made. */
+ZP_ALWAYS_INLINE void zp_col_row_done(zp_col *c) {
+    int64_t row = c->length;
+    if (c->nullable) {
+        zp_bit_set(c->validity.ptr, row);
+        c->validity.len = (row >> 3) + 1;
+    }
+    c->length = row + 1;
+}
+
+/* A string (check: valid UTF-8) or binary value of n bytes at src appended: data,
+ * offset, row (room made). 0 when it cannot be here (the data would pass 2 GiB, no
+ * memory, invalid UTF-8): nothing appended, the general reader says why. */
+ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, int check, int64_t *used,
+                                      int64_t *held) {
+    uint8_t *dst;
+    int64_t copied;
+    int32_t offset;
+    if (c->data.len + n > 0x7fffffff)
+        return 0;
+    if (n) {                            /* (an empty buffer has no pointer to copy to) */
+        if (c->data.cap - c->data.len < n && zp_buf_grow(&c->data, n, held) < 0)
+            return 0;
+        dst = c->data.ptr + c->data.len;
+        if (check) {
+            copied = zp_copy_ascii(dst, src, n);
+            if (copied < n) {
+                if (zp_utf8_invalid_at(src + copied, n - copied) >= 0)
+                    return 0;
+                memcpy(dst + copied, src + copied, (size_t)(n - copied));
+            }
+        } else {
+            memcpy(dst, src, (size_t)n);
+        }
+        c->data.len += n;
+    }
+    offset = (int32_t)c->data.len;
+    memcpy(c->offsets.ptr + c->offsets.len, &offset, 4);
+    c->offsets.len += 4;
+    *used += n + 4;
+    zp_col_row_done(c);
+    return 1;
+}
+
+/* The value at p (left >= 1 bytes) appended to c when it is one of the common
+ * encodings of c's kind (c->fast): returns the bytes it took, or 0 when it is not
+ * (nothing consumed, nothing appended). Every length is checked against left
+ * first. used: the batch's bytes of values; held: its bytes allocated;
+ * has_room: the caller made room for this row (zp_struct_make_room). Nothing it
+ * takes reads otherwise under strict reading. */
+ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t left, int64_t *used,
+                                          int64_t *held, int has_room) {
+    uint8_t b = p[0];
+    uint8_t *dst;
+    int64_t n, size, seconds, nanos, value;
+    uint32_t bits32;
+    uint16_t bits16;
+    uint64_t bits;
+    double f64;
+    if (!has_room && (c->fast == ZP_FAST_NONE || (c->length >= c->room && zp_col_make_room(c, held) < 0)))
+        return 0;
+    switch (c->fast) {
+    case ZP_FAST_STRING:
+        if ((b & 0xe0) == 0xa0) {
+            n = b & 0x1f;
+            size = 1 + n;
+        } else if (b == 0xd9 && left >= 2) {
+            n = p[1];
+            size = 2 + n;
+        } else {
+            return 0;
+        }
+        if (size > left || !zp_col_put_bytes(c, p + size - n, n, 1, used, held))
+            return 0;
+        return size;
+    case ZP_FAST_BINARY:
+        if (b != 0xc4 || left < 2)
+            return 0;
+        n = p[1];
+        size = 2 + n;
+        if (size > left || !zp_col_put_bytes(c, p + 2, n, 0, used, held))
+            return 0;
+        return size;
+    case ZP_FAST_INT:
+        /* fixints: a positive one every integer kind holds, a negative one every
+         * signed kind; the other encodings are the general reader's (read_int_into) */
+        if (b <= 0x7f || (b >= 0xe0 && c->is_signed))
+            value = (int8_t)b;
+        else
+            return 0;
+        size = 1;
+        dst = c->data.ptr + c->data.len;
+        switch (c->width) {
+        case 8: memcpy(dst, &value, 8); break;
+        case 4: bits32 = (uint32_t)value; memcpy(dst, &bits32, 4); break;
+        case 2: bits16 = (uint16_t)value; memcpy(dst, &bits16, 2); break;
+        default: *dst = (uint8_t)value; break;
+        }
+        break;
+    case ZP_FAST_F64:
+        if (b == 0xcb && left >= 9) {
+            bits = zp_load_u64(p + 1);
+            size = 9;
+        } else if (b == 0xca && left >= 5) {    /* float64 kinds take float32 too, as in Go */
+            f64 = zp_double_from_f32_bits(zp_load_u32(p + 1));
+            memcpy(&bits, &f64, 8);
+            size = 5;
+        } else {
+            return 0;
+        }
+        memcpy(c->data.ptr + c->data.len, &bits, 8);
+        break;
+    case ZP_FAST_F32:
+        if (b != 0xca || left < 5)
+            return 0;
+        bits32 = zp_load_u32(p + 1);
+        memcpy(c->data.ptr + c->data.len, &bits32, 4);
+        size = 5;
+        break;
+    case ZP_FAST_BOOL:
+        if (b != 0xc2 && b != 0xc3)
+            return 0;
+        if (b == 0xc3)
+            zp_bit_set(c->data.ptr, c->length);
+        c->data.len = (c->length >> 3) + 1;
+        zp_col_row_done(c);
+        return 1;
+    case ZP_FAST_TIME:
+        /* Go's ext 5 as Go writes it: 8-byte seconds, 4-byte nanoseconds; Go's zero
+         * time in a struct's own field (null) is the general reader's */
+        if (b != 0xc7 || left < 15 || p[1] != 12 || p[2] != 5)
+            return 0;
+        seconds = zp_load_i64(p + 3);
+        nanos = (int32_t)zp_load_u32(p + 11);
+        if (nanos < 0 || nanos >= 1000000000 || (c->time_field && seconds == ZP_GO_ZERO_SECONDS))
+            return 0;
+        if (c->time_us) {
+            if (nanos % 1000 != 0 || zp_mul_add_i64(seconds, 1000000, nanos / 1000, &value) < 0)
+                return 0;
+        } else if (zp_mul_add_i64(seconds, 1000000000, nanos, &value) < 0) {
+            return 0;
+        }
+        memcpy(c->data.ptr + c->data.len, &value, 8);
+        size = 15;
+        break;
+    default:
+        return 0;
+    }
+    /* the fixed-width kinds */
+    c->data.len += c->width;
+    *used += c->width;
+    zp_col_row_done(c);
+    return size;
+}
+
+/* The size of the -1 entry at p (left bytes: the key 0xff, then the value) when
+ * its value is c's struct name as a fixstr, as Go writes it; 0 when not (the
+ * general reader checks it). */
+ZP_ALWAYS_INLINE int64_t zp_struct_name_entry(const zp_col *c, const uint8_t *p, int64_t left) {
+    int64_t n = c->struct_name_len;
+    if (n < 32 && left >= 2 + n && p[0] == 0xff && p[1] == (0xa0 | n) && zp_same_bytes(p + 2, c->struct_name, n))
+        return 2 + n;
+    return 0;
+}
+
+/* The entries of struct c's map at *pos (count at most) read while each is its
+ * struct name (zp_struct_name_entry) or has a fixint zid of one of the first 64
+ * children, not given before in this row (*seen: their bits), whose value
+ * zp_col_read_fast takes; stops before the first that is not, which the general
+ * reader reads. Room was made for the row (zp_struct_make_room). Returns the
+ * entries read; *pos is after them, *last the child read last (-1: none). */
+ZP_ALWAYS_INLINE int64_t zp_struct_read_fast(zp_col *c, const uint8_t *buf, int64_t *pos, int64_t end,
+                                            int64_t count, uint64_t *seen_io, int64_t *last, int64_t *used_io,
+                                            int64_t *held) {
+    const uint8_t *p = buf + *pos, *stop = buf + end;
+    zp_col **children = c->children;
+    const int32_t *by_zid = c->by_zid;
+    uint64_t seen = *seen_io;
+    int64_t left = count, child, size, used = 0, read_last = -1;
+    while (left > 0 && stop - p >= 2) {
+        if (p[0] > 0x7f) {
+            size = zp_struct_name_entry(c, p, stop - p);
+            if (!size)
+                break;
+            p += size;
+            left--;
+            continue;
+        }
+        child = by_zid[p[0]];
+        if ((uint64_t)child >= 64 || ((seen >> child) & 1))    /* not chosen, unknown, past the bitmask, twice */
+            break;
+        size = zp_col_read_fast(children[child], p + 1, stop - p - 1, &used, held, 1);
+        if (!size)
+            break;
+        seen |= (uint64_t)1 << child;
+        read_last = child;
+        p += 1 + size;
+        left--;
+    }
+    *pos = p - buf;
+    *seen_io = seen;
+    *used_io += used;
+    *last = read_last;
+    return count - left;
+}
+
+#endif
