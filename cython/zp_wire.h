@@ -131,21 +131,43 @@ static inline uint64_t zp_load_uint_family(unsigned char lead, const unsigned ch
     }
 }
 
+/* Big-endian stores. With GCC and clang on a little-endian machine, a byte swap and one
+ * unaligned store, spelled out: the compiler's merging of byte stores into one is not
+ * done in every large function that inlines them. */
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define ZP_STORE_SWAPPED 1
+#endif
+
 static inline void zp_store_u16(unsigned char *p, uint16_t v) {
+#ifdef ZP_STORE_SWAPPED
+    v = __builtin_bswap16(v);
+    memcpy(p, &v, 2);
+#else
     p[0] = (unsigned char)(v >> 8);
     p[1] = (unsigned char)v;
+#endif
 }
 
 static inline void zp_store_u32(unsigned char *p, uint32_t v) {
+#ifdef ZP_STORE_SWAPPED
+    v = __builtin_bswap32(v);
+    memcpy(p, &v, 4);
+#else
     p[0] = (unsigned char)(v >> 24);
     p[1] = (unsigned char)(v >> 16);
     p[2] = (unsigned char)(v >> 8);
     p[3] = (unsigned char)v;
+#endif
 }
 
 static inline void zp_store_u64(unsigned char *p, uint64_t v) {
+#ifdef ZP_STORE_SWAPPED
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
+#else
     zp_store_u32(p, (uint32_t)(v >> 32));
     zp_store_u32(p + 4, (uint32_t)v);
+#endif
 }
 
 /* Always inlined: for the small stores called once per value in the hottest loops
@@ -230,7 +252,7 @@ static inline int zp_u64_fits_double(uint64_t v) {
 
 /* Copy n bytes; up to 16 without a call (two overlapping fixed-size copies,
  * which the compiler turns into loads and stores): map keys and short strings. */
-static inline void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t n) {
+ZP_ALWAYS_INLINE void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t n) {
     const unsigned char *s = (const unsigned char *)src;
     if (n >= 8 && n <= 16) {
         memcpy(dst, s, 8);
