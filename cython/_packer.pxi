@@ -598,6 +598,8 @@ cdef extern from *:
         __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_put_str(struct __pyx_t_9zebrapack_5_core_Writer *, void const *,
                                                          Py_ssize_t) __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_writer_enter(struct __pyx_t_9zebrapack_5_core_Writer *)
+        __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_field_room(struct __pyx_t_9zebrapack_5_core_Writer *,
         struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t, int) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_put_field_key(struct __pyx_t_9zebrapack_5_core_Writer *,
@@ -1411,9 +1413,11 @@ cdef int write_any(Writer *w, object value) except -1:
             if PyList_GET_SIZE(value) != n:
                 trail_index(&w.trail, i)
                 writer_fail(w, "list changed size while it was encoded")
-            i = _write_any_atoms(w, value, i, n)
-            if i == n:
-                break
+            tp = Py_TYPE(<object>PyList_GET_ITEM(value, i))
+            if tp != &PyList_Type and tp != &PyDict_Type:   # a container is no atom: no run for it
+                i = _write_any_atoms(w, value, i, n)
+                if i == n:
+                    break
             trail_index(&w.trail, i)
             item = <object>PyList_GET_ITEM(value, i)
             write_any(w, item)
@@ -1590,8 +1594,8 @@ cdef int write_any_entries(Writer *w, object d, Py_ssize_t *position, Py_ssize_t
         if text == NULL or n > ZP_MAX_LENGTH32:     # write_any raises
             return ENTRY_PENDING
         put_str(w, text, n)
-        if not any_atom(w, v):
-            return ENTRY_VALUE_PENDING
+        if Py_TYPE(<object>v) == &PyDict_Type or Py_TYPE(<object>v) == &PyList_Type or not any_atom(w, v):
+            return ENTRY_VALUE_PENDING      # containers first: no atom tests for them
     return ENTRIES_DONE
 
 cdef int (*_write_any_entries)(Writer *, object, Py_ssize_t *, Py_ssize_t *, PyObject **, PyObject **) except -1
