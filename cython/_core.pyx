@@ -141,7 +141,7 @@ cdef extern from "zp_write.h":
     Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
     Py_ssize_t zp_store_int(unsigned char *p, bint is_signed, uint64_t bits) noexcept nogil
     Py_ssize_t zp_store_f32(unsigned char *p, double d) noexcept nogil
-    Py_ssize_t zp_store_bin(unsigned char *p, const void *data, Py_ssize_t n) noexcept nogil
+    Py_ssize_t zp_store_blob(unsigned char *p, int family, const void *data, Py_ssize_t n) noexcept nogil
     Py_ssize_t zp_store_f64(unsigned char *p, double d) noexcept nogil
     Py_ssize_t zp_store_f32_bits(unsigned char *p, uint32_t bits) noexcept nogil
     Py_ssize_t zp_store_header(unsigned char *p, int family, Py_ssize_t n) noexcept nogil

@@ -136,25 +136,18 @@ cdef int put_header(Writer *w, int family, Py_ssize_t n) except -1:
     return 0
 
 
+cdef inline int put_blob(Writer *w, int family, const void *data, Py_ssize_t n) except -1:
+    """A str (ZP_STR, n UTF-8 bytes) or bin (ZP_BIN): header and data under one capacity check."""
+    if n > ZP_MAX_LENGTH32:                 # put_header raises msgpack's limit
+        return put_header(w, family, n)
+    if n + 5 > w.cap - w.pos:
+        writer_grow(w, n + 5)
+    w.pos += zp_store_blob(w.data + w.pos, family, data, n)
+    return 0
+
+
 cdef inline int put_str(Writer *w, const void *text, Py_ssize_t n) except -1:
-    """A str of n UTF-8 bytes: header and text under one capacity check."""
-    cdef unsigned char *p
-    if n > ZP_MAX_LENGTH32:                 # put_header raises msgpack's limit
-        return put_header(w, ZP_STR, n)
-    if n + 5 > w.cap - w.pos:
-        writer_grow(w, n + 5)
-    w.pos += zp_store_str(w.data + w.pos, text, n)
-    return 0
-
-
-cdef inline int put_bin(Writer *w, const void *data, Py_ssize_t n) except -1:
-    """A bin of n bytes: header and data under one capacity check."""
-    if n > ZP_MAX_LENGTH32:                 # put_header raises msgpack's limit
-        return put_header(w, ZP_BIN, n)
-    if n + 5 > w.cap - w.pos:
-        writer_grow(w, n + 5)
-    w.pos += zp_store_bin(w.data + w.pos, data, n)
-    return 0
+    return put_blob(w, ZP_STR, text, n)
 
 
 cdef inline int put_array_header(Writer *w, Py_ssize_t n) except -1:
@@ -373,7 +366,7 @@ cdef int write_bin(Writer *w, TypePlan t, object value, bint omit) except -1:
             return writer_fail(w, f"expected {t.go}: {t.length} bytes, got {n}")
         if n == 0 and omit:
             return 0
-        put_bin(w, PyBytes_AS_STRING(value), n)
+        put_blob(w, ZP_BIN, PyBytes_AS_STRING(value), n)
         return 1
     if PyUnicode_Check(value):
         return writer_type_error(w, t, value, "a string where bytes are declared")
@@ -386,7 +379,7 @@ cdef int write_bin(Writer *w, TypePlan t, object value, bint omit) except -1:
             return writer_fail(w, f"expected {t.go}: {t.length} bytes, got {n}")
         if n == 0 and omit:
             return 0
-        put_bin(w, view.buf, n)
+        put_blob(w, ZP_BIN, view.buf, n)
         return 1
     finally:
         PyBuffer_Release(&view)
@@ -604,8 +597,8 @@ cdef extern from *:
         struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t, int) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_put_field_key(struct __pyx_t_9zebrapack_5_core_Writer *,
         struct __pyx_t_9zebrapack_5_core_FieldC *) __attribute__((always_inline));
-    static inline int __pyx_f_9zebrapack_5_core_put_bin(struct __pyx_t_9zebrapack_5_core_Writer *, void const *,
-                                                         Py_ssize_t) __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_put_blob(struct __pyx_t_9zebrapack_5_core_Writer *, int,
+                                                          void const *, Py_ssize_t) __attribute__((always_inline));
     #endif
     """
 
@@ -655,7 +648,7 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
         n = PyBytes_GET_SIZE(<object>item)
         if kind != K_BYTES or n > ZP_MAX_LENGTH32:
             return 0
-        put_bin(w, PyBytes_AS_STRING(<object>item), n)
+        put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
         return 1
     if kind == K_TIME and zp_utc_datetime_unix(<object>item, _UTC, &seconds, &nanos):
         put_time(w, seconds, nanos)
@@ -1036,7 +1029,7 @@ cdef int write_inline_rare_field(Writer *w, FieldC *fc, int inline_kind, PyObjec
         if field_room(w, fc, fc.wkey_len + 5 + n, grow):
             return FIELD_GENERAL
         p = put_field_key(w, fc)
-        p += zp_store_bin(p, PyBytes_AS_STRING(<object>slot), n)
+        p += zp_store_blob(p, ZP_BIN, PyBytes_AS_STRING(<object>slot), n)
     elif inline_kind == INLINE_F32:
         if Py_TYPE(<object>slot) != &PyFloat_Type:
             return FIELD_GENERAL
@@ -1538,7 +1531,7 @@ cdef inline int any_atom(Writer *w, PyObject *item) except -1:
         n = PyBytes_GET_SIZE(<object>item)
         if n > ZP_MAX_LENGTH32:
             return 0
-        put_bin(w, PyBytes_AS_STRING(<object>item), n)
+        put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
         return 1
     if zp_utc_datetime_unix(<object>item, _UTC, &seconds, &nanos):
         put_time(w, seconds, nanos)

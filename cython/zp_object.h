@@ -148,17 +148,11 @@ ZP_ALWAYS_INLINE int zp_long_i64(PyObject *o, int64_t *out) {
 ZP_ALWAYS_INLINE int zp_long_u64(PyObject *o, uint64_t *out) {
     long long small;
     int negative;
-    uint64_t magnitude;
     if (zp_small_long(o, &small)) {
-        if (small < 0)
-            return 0;
         *out = (uint64_t)small;
-        return 1;
+        return small >= 0;
     }
-    if (!zp_long_magnitude(o, &negative, &magnitude) || negative)
-        return 0;
-    *out = magnitude;
-    return 1;
+    return zp_long_magnitude(o, &negative, out) && !negative;
 }
 
 /* The UTF-8 of an exact str that CPython already holds: a compact ASCII str's own

@@ -135,40 +135,27 @@ static inline uint64_t zp_load_uint_family(unsigned char lead, const unsigned ch
  * unaligned store, spelled out: the compiler's merging of byte stores into one is not
  * done in every large function that inlines them. */
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define ZP_STORE_SWAPPED 1
-#endif
-
-static inline void zp_store_u16(unsigned char *p, uint16_t v) {
-#ifdef ZP_STORE_SWAPPED
-    v = __builtin_bswap16(v);
-    memcpy(p, &v, 2);
+static inline void zp_store_u16(unsigned char *p, uint16_t v) { v = __builtin_bswap16(v); memcpy(p, &v, 2); }
+static inline void zp_store_u32(unsigned char *p, uint32_t v) { v = __builtin_bswap32(v); memcpy(p, &v, 4); }
+static inline void zp_store_u64(unsigned char *p, uint64_t v) { v = __builtin_bswap64(v); memcpy(p, &v, 8); }
 #else
+static inline void zp_store_u16(unsigned char *p, uint16_t v) {
     p[0] = (unsigned char)(v >> 8);
     p[1] = (unsigned char)v;
-#endif
 }
 
 static inline void zp_store_u32(unsigned char *p, uint32_t v) {
-#ifdef ZP_STORE_SWAPPED
-    v = __builtin_bswap32(v);
-    memcpy(p, &v, 4);
-#else
     p[0] = (unsigned char)(v >> 24);
     p[1] = (unsigned char)(v >> 16);
     p[2] = (unsigned char)(v >> 8);
     p[3] = (unsigned char)v;
-#endif
 }
 
 static inline void zp_store_u64(unsigned char *p, uint64_t v) {
-#ifdef ZP_STORE_SWAPPED
-    v = __builtin_bswap64(v);
-    memcpy(p, &v, 8);
-#else
     zp_store_u32(p, (uint32_t)(v >> 32));
     zp_store_u32(p + 4, (uint32_t)v);
-#endif
 }
+#endif
 
 /* Always inlined: for the small stores called once per value in the hottest loops
  * (zp_write.h), which the compiler otherwise keeps as calls in the large ones. */

@@ -143,20 +143,17 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_store_header(unsigned char *p, int family, Py_ssi
     }
 }
 
-/* A str of n <= ZP_MAX_LENGTH32 UTF-8 bytes: its header and its text (5 + n bytes of
- * room; short texts are copied without a call). Returns its size. */
-ZP_ALWAYS_INLINE Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_ssize_t n) {
-    unsigned char *q = p + zp_store_header(p, ZP_STR, n);
-    zp_copy_short(q, text, n);
+/* A str (ZP_STR: n UTF-8 bytes) or bin (ZP_BIN) of n <= ZP_MAX_LENGTH32 bytes: its
+ * header and its data (5 + n bytes of room; short data copied without a call).
+ * Returns its size. */
+ZP_ALWAYS_INLINE Py_ssize_t zp_store_blob(unsigned char *p, int family, const void *data, Py_ssize_t n) {
+    unsigned char *q = p + zp_store_header(p, family, n);
+    zp_copy_short(q, data, n);
     return (q + n) - p;
 }
 
-/* A bin of n <= ZP_MAX_LENGTH32 bytes: its header and its data (5 + n bytes of room;
- * short data copied without a call). Returns its size. */
-ZP_ALWAYS_INLINE Py_ssize_t zp_store_bin(unsigned char *p, const void *data, Py_ssize_t n) {
-    unsigned char *q = p + zp_store_header(p, ZP_BIN, n);
-    zp_copy_short(q, data, n);
-    return (q + n) - p;
+ZP_ALWAYS_INLINE Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_ssize_t n) {
+    return zp_store_blob(p, ZP_STR, text, n);
 }
 
 /* A struct's map header is stored once its entries are written, when their count is
