@@ -338,13 +338,13 @@ cdef class Codec:
         w.has_view = False
         w.pos = 0
         w.out_bytes = NULL
-        if hint <= SMALL_RECORD:
+        if hint + SIZE_SLACK <= SMALL_RECORD:
             # a small record is written on the C stack and copied once into its bytes:
             # no allocation sized by guess, no resize (writer_grow moves it to the heap)
             w.data = small
             w.cap = SMALL_RECORD
         else:
-            w.cap = hint
+            w.cap = hint + SIZE_SLACK
             out = PyBytes_FromStringAndSize(NULL, w.cap)
             Py_INCREF(out)
             w.out_bytes = <PyObject *>out
@@ -359,6 +359,14 @@ cdef class Codec:
         record_encoded_size(plan, w.pos)
         if w.out_bytes == NULL:
             return PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
+        if w.cap - w.pos <= SIZE_SLACK + (w.pos >> 4):
+            # Cut to its size where it is: what it leaves of its memory is the slack and
+            # at most a sixteenth (freed with it), against a realloc, whose split of
+            # the block costs the next encode's malloc more than the copy it saves.
+            zp_bytes_shrink(w.out_bytes, w.pos)
+            result = <object>w.out_bytes
+            Py_DECREF(result)               # the writer's own reference
+            return result
         try:
             _PyBytes_Resize(&w.out_bytes, w.pos)
             result = <object>w.out_bytes
@@ -384,7 +392,7 @@ cdef class Codec:
         w.out_array = <PyObject *>buffer
         w.has_view = False
         w.pos = offset
-        w.cap = offset + struct_size_hint(plan)
+        w.cap = offset + struct_size_hint(plan) + SIZE_SLACK
         PyByteArray_Resize(buffer, w.cap)
         PyObject_GetBuffer(buffer, &w.view, PyBUF_SIMPLE)
         w.has_view = True

@@ -49,6 +49,7 @@ from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Check, PyByteA
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_CheckExact, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.complex cimport PyComplex_Check, PyComplex_FromDoubles, PyComplex_ImagAsDouble, PyComplex_RealAsDouble
 from cpython.datetime cimport (
+    PyDateTimeAPI,
     PyDateTime_Check,
     datetime_day,
     datetime_hour,
@@ -72,6 +73,7 @@ cdef extern from "Python.h":
     Py_ssize_t PyDict_GET_SIZE(object d) noexcept     # a macro: ma_used, for a dict or subclass
 from cpython.float cimport PyFloat_AS_DOUBLE, PyFloat_Check, PyFloat_FromDouble
 from cpython.list cimport PyList_Check, PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
+from cpython.sequence cimport PySequence_Fast_ITEMS
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_FromLongLong, PyLong_FromUnsignedLongLong
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport Py_TYPE, PyObject, PyObject_TypeCheck, PyTypeObject
@@ -137,6 +139,9 @@ cdef extern from "zp_write.h":
     const Py_ssize_t ZP_MAX_LENGTH32     # 0xffffffff as a C constant: Cython compares that literal as a Python int
     Py_ssize_t zp_store_signed(unsigned char *p, int64_t v) noexcept nogil
     Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) noexcept nogil
+    Py_ssize_t zp_store_int(unsigned char *p, bint is_signed, uint64_t bits) noexcept nogil
+    Py_ssize_t zp_store_f32(unsigned char *p, double d) noexcept nogil
+    Py_ssize_t zp_store_blob(unsigned char *p, int family, const void *data, Py_ssize_t n) noexcept nogil
     Py_ssize_t zp_store_f64(unsigned char *p, double d) noexcept nogil
     Py_ssize_t zp_store_f32_bits(unsigned char *p, uint32_t bits) noexcept nogil
     Py_ssize_t zp_store_header(unsigned char *p, int family, Py_ssize_t n) noexcept nogil
@@ -165,6 +170,11 @@ cdef extern from "zp_object.h":
     bint zp_is_gc(object o) noexcept
     bint zp_small_long(object o, long long *out) noexcept
     bint zp_long_is_zero(object o) noexcept
+    bint zp_long_magnitude(object o, int *negative, uint64_t *magnitude) noexcept
+    bint zp_long_i64(object o, int64_t *out) noexcept
+    bint zp_long_u64(object o, uint64_t *out) noexcept
+    const char *zp_str_utf8_held(object o, Py_ssize_t *n) noexcept
+    void zp_bytes_shrink(PyObject *b, Py_ssize_t n) noexcept
 
 cdef extern from "zp_freelist.h":
     Py_ssize_t zp_free_class(PyTypeObject *tp) noexcept
@@ -186,6 +196,7 @@ cdef extern from "Python.h":
     PyTypeObject PyBool_Type
     PyTypeObject PyDict_Type
     PyTypeObject PyList_Type
+    PyTypeObject PyBytes_Type
     bint PyUnicode_IS_COMPACT_ASCII(object o) noexcept
     Py_ssize_t PyUnicode_GET_LENGTH(object o) noexcept
     void *PyUnicode_DATA(object o) noexcept

@@ -48,19 +48,31 @@ cdef int writer_too_deep(Writer *w) except -1:
 
 cdef enum:
     SMALL_RECORD = 512      # encode writes records up to this size on the C stack first
+    SIZE_SLACK = 16         # room a buffer sized for a record has past it: the writers reserve
+                            # a value's largest form before writing it (at most 12 bytes more
+                            # than it takes: a map entry's str8 key and int, reserved as a str32
+                            # and an int64), so that a record of the size expected does not
+                            # grow its buffer near the end
 
 
 cdef int writer_grow(Writer *w, Py_ssize_t n) except -1:
+    """Room for n more bytes: the capacity at least doubled, and half again what is
+    needed now (a large value reserved for is followed by more fields), so that a
+    record of any size is moved a bounded number of times. Only the bytes written are
+    moved: a bytes object's realloc would copy its whole capacity when it moves."""
+    cdef Py_ssize_t needed = w.pos + n
     cdef Py_ssize_t cap = w.cap * 2
-    if cap < w.pos + n:
-        cap = w.pos + n
-    if w.out_array == NULL and w.out_bytes == NULL:
-        # encode's stack buffer is full: continue in a bytes object
-        out = PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
+    if cap < needed + (needed >> 1):
+        cap = needed + (needed >> 1)
+    if w.out_array == NULL and (w.out_bytes == NULL or w.pos < w.cap >> 1):
+        # encode's stack buffer, or a bytes object mostly empty (a large value came
+        # early): its bytes into a new one
+        out = PyBytes_FromStringAndSize(NULL, cap)
+        memcpy(PyBytes_AS_STRING(out), w.data, w.pos)
+        Py_XDECREF(w.out_bytes)
         Py_INCREF(out)
         w.out_bytes = <PyObject *>out
         del out
-        _PyBytes_Resize(&w.out_bytes, cap)
         w.data = <unsigned char *>PyBytes_AS_STRING(<object>w.out_bytes)
     elif w.out_array == NULL:
         _PyBytes_Resize(&w.out_bytes, cap)
@@ -124,15 +136,18 @@ cdef int put_header(Writer *w, int family, Py_ssize_t n) except -1:
     return 0
 
 
-cdef inline int put_str(Writer *w, const void *text, Py_ssize_t n) except -1:
-    """A str of n UTF-8 bytes: header and text under one capacity check."""
-    cdef unsigned char *p
+cdef inline int put_blob(Writer *w, int family, const void *data, Py_ssize_t n) except -1:
+    """A str (ZP_STR, n UTF-8 bytes) or bin (ZP_BIN): header and data under one capacity check."""
     if n > ZP_MAX_LENGTH32:                 # put_header raises msgpack's limit
-        return put_header(w, ZP_STR, n)
+        return put_header(w, family, n)
     if n + 5 > w.cap - w.pos:
         writer_grow(w, n + 5)
-    w.pos += zp_store_str(w.data + w.pos, text, n)
+    w.pos += zp_store_blob(w.data + w.pos, family, data, n)
     return 0
+
+
+cdef inline int put_str(Writer *w, const void *text, Py_ssize_t n) except -1:
+    return put_blob(w, ZP_STR, text, n)
 
 
 cdef inline int put_array_header(Writer *w, Py_ssize_t n) except -1:
@@ -170,6 +185,68 @@ cdef int put_time(Writer *w, int64_t seconds, uint32_t nanos) except -1:
     return 0
 
 
+# -- exact values, read without a call --------------------------------------------
+# The fast paths (list runs, inline fields, interface{} atoms) take a value of exactly
+# a built-in type through these; each says False / NULL for a value it does not take,
+# and the general path (write_value) then writes it or raises, with its path.
+
+cdef extern from *:
+    """
+    /* A str's UTF-8 as PyUnicode_AsUTF8AndSize gives it (and caches in the str), or
+       NULL with no error set: the caller's general path asks again and raises. */
+    static const char *zp_str_utf8_or_null(PyObject *o, Py_ssize_t *n) {
+        const char *text = PyUnicode_AsUTF8AndSize(o, n);
+        if (text == NULL)
+            PyErr_Clear();
+        return text;
+    }
+
+    /* An exact datetime whose tzinfo is utc (datetime.timezone.utc) as Unix seconds and
+       nanoseconds, as datetime_to_unix computes them: 1; 0 for any other value. */
+    static inline int zp_utc_datetime_unix(PyObject *o, PyObject *utc, int64_t *seconds, uint32_t *nanos) {
+        if (Py_TYPE(o) != PyDateTimeAPI->DateTimeType || PyDateTime_DATE_GET_TZINFO(o) != utc)
+            return 0;
+        *seconds = zp_days_from_civil(PyDateTime_GET_YEAR(o), (unsigned)PyDateTime_GET_MONTH(o),
+                                      (unsigned)PyDateTime_GET_DAY(o)) * 86400
+                   + PyDateTime_DATE_GET_HOUR(o) * 3600 + PyDateTime_DATE_GET_MINUTE(o) * 60
+                   + PyDateTime_DATE_GET_SECOND(o);
+        *nanos = (uint32_t)PyDateTime_DATE_GET_MICROSECOND(o) * 1000u;
+        return 1;
+    }
+    """
+    const char *zp_str_utf8_or_null(object o, Py_ssize_t *n) noexcept
+    bint zp_utc_datetime_unix(object o, object utc, int64_t *seconds, uint32_t *nanos) noexcept
+
+
+cdef inline const char *exact_str_utf8(object s, Py_ssize_t *n) noexcept:
+    """The UTF-8 of an exact str: what CPython holds (zp_str_utf8_held: an ASCII str's
+    own characters, a non-ASCII one's cached UTF-8), else encoded by CPython, which
+    caches it in the str as msgspec's encoder has it do; NULL for a str that has no
+    UTF-8 (a surrogate: write_str raises that)."""
+    cdef const char *text = zp_str_utf8_held(s, n)
+    if text != NULL:
+        return text
+    return zp_str_utf8_or_null(s, n)
+
+
+cdef inline bint int_fits(object value, bint is_signed, int64_t imin, int64_t imax, uint64_t umax,
+                          uint64_t *bits) noexcept:
+    """Whether an int (any PyLong) is within an integer type's range (imin..imax for a
+    signed one, 0..umax for an unsigned one), read from its digits; its value then in
+    bits, an int64's two's complement for a signed type (zp_store_int)."""
+    cdef int64_t sv
+    cdef uint64_t uv
+    if is_signed:
+        if not zp_long_i64(value, &sv) or sv < imin or sv > imax:
+            return False
+        bits[0] = <uint64_t>sv
+        return True
+    if not zp_long_u64(value, &uv) or uv > umax:
+        return False
+    bits[0] = uv
+    return True
+
+
 # -- scalars ----------------------------------------------------------------------
 # Each returns 1 when it wrote the value, 0 when the value is the zero of its
 # type and `omit` asks for zero values to be left out (the caller then drops the key).
@@ -186,29 +263,16 @@ cdef object as_integer(Writer *w, TypePlan t, object value):
 
 
 cdef int write_integer(Writer *w, TypePlan t, object value, bint omit) except -1:
-    cdef int overflow = 0
-    cdef long long sv
-    cdef unsigned long long uv
+    cdef uint64_t bits
     if not PyLong_Check(value) or PyBool_Check(value):
         value = as_integer(w, t, value)
-    sv = PyLong_AsLongLongAndOverflow(value, &overflow)
-    if overflow == 0:
-        if sv == 0 and omit:
-            return 0
-        if t.is_signed:
-            if sv < t.imin or sv > t.imax:
-                _integer_range_error(w, t, value)
-            put_signed(w, sv)
-        else:
-            if sv < 0 or <uint64_t>sv > t.umax:
-                _integer_range_error(w, t, value)
-            put_unsigned(w, <uint64_t>sv)
-        return 1
-    if overflow > 0 and not t.is_signed and t.umax == UINT64_MAX and value.bit_length() <= 64:
-        uv = PyLong_AsUnsignedLongLong(value)
-        put_unsigned(w, uv)
-        return 1
-    return _integer_range_error(w, t, value)
+    if not int_fits(value, t.is_signed, t.imin, t.imax, t.umax, &bits):
+        return _integer_range_error(w, t, value)
+    if bits == 0 and omit:
+        return 0
+    ensure(w, 9)
+    w.pos += zp_store_int(w.data + w.pos, t.is_signed, bits)
+    return 1
 
 
 cdef int _integer_range_error(Writer *w, TypePlan t, object value) except -1:
@@ -284,7 +348,9 @@ cdef int write_str(Writer *w, TypePlan t, object value, bint omit) except -1:
         if PyBytes_Check(value) or PyByteArray_Check(value):
             return writer_type_error(w, t, value, "bytes where a string is declared")
         return writer_type_error(w, t, value)
-    text = PyUnicode_AsUTF8AndSize(value, &n)
+    text = zp_str_utf8_held(value, &n)
+    if text == NULL:
+        text = PyUnicode_AsUTF8AndSize(value, &n)
     if n == 0 and omit:
         return 0
     put_str(w, text, n)
@@ -300,8 +366,7 @@ cdef int write_bin(Writer *w, TypePlan t, object value, bint omit) except -1:
             return writer_fail(w, f"expected {t.go}: {t.length} bytes, got {n}")
         if n == 0 and omit:
             return 0
-        put_header(w, ZP_BIN, n)
-        put_raw(w, PyBytes_AS_STRING(value), n)
+        put_blob(w, ZP_BIN, PyBytes_AS_STRING(value), n)
         return 1
     if PyUnicode_Check(value):
         return writer_type_error(w, t, value, "a string where bytes are declared")
@@ -314,8 +379,7 @@ cdef int write_bin(Writer *w, TypePlan t, object value, bint omit) except -1:
             return writer_fail(w, f"expected {t.go}: {t.length} bytes, got {n}")
         if n == 0 and omit:
             return 0
-        put_header(w, ZP_BIN, n)
-        put_raw(w, view.buf, n)
+        put_blob(w, ZP_BIN, view.buf, n)
         return 1
     finally:
         PyBuffer_Release(&view)
@@ -352,7 +416,7 @@ cdef int datetime_to_unix(Writer *w, object value, int64_t *seconds, uint32_t *n
             s -= 1
     seconds[0] = s
     nanos[0] = <uint32_t>(micro * 1000)
-    if PyObject_TypeCheck(value, <PyTypeObject *>_Timestamp):
+    if Py_TYPE(value) != PyDateTimeAPI.DateTimeType and PyObject_TypeCheck(value, <PyTypeObject *>_Timestamp):
         nanos[0] += <uint32_t>value.nanosecond
     return 0
 
@@ -361,6 +425,10 @@ cdef int write_time(Writer *w, TypePlan t, object value, bint omit, bint field_l
     """time.Time. At field level None is Go's zero instant (left out, or written in msgp mode)."""
     cdef int64_t seconds
     cdef uint32_t nanos
+    if zp_utc_datetime_unix(value, _UTC, &seconds, &nanos):
+        if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+            return 0
+        return put_time(w, seconds, nanos) + 1
     if value is None and field_level:
         if omit:
             return 0
@@ -501,109 +569,190 @@ _write_unusable = write_unusable
 
 # GCC inlines within one budget for the whole module (its inline-unit-growth), spent in
 # an order that any change elsewhere reshuffles; the element writer of the hottest loops
-# (write_sequence, write_map) is inlined always, whatever the rest of the module became.
+# (write_sequence, write_map) and the pieces of the fast paths are inlined always,
+# whatever the rest of the module became.
 cdef extern from *:
     """
     #if defined(__GNUC__) || defined(__clang__)
     struct __pyx_t_9zebrapack_5_core_Writer;
     struct __pyx_obj_9zebrapack_5_core_TypePlan;
+    struct __pyx_t_9zebrapack_5_core_FieldC;
     static inline int __pyx_f_9zebrapack_5_core_write_exact_scalar(
         struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_obj_9zebrapack_5_core_TypePlan *, PyObject *)
         __attribute__((always_inline));
+    /* and the pieces of every fast path: the field writer of write_struct and
+       write_flat_record, an int's range test, a str's UTF-8, a str or bin store */
+    static inline int __pyx_f_9zebrapack_5_core_write_inline_field(
+        struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int)
+        __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_int_fits(PyObject *, int, int64_t, int64_t, uint64_t, uint64_t *)
+        __attribute__((always_inline));
+    static inline char const *__pyx_f_9zebrapack_5_core_exact_str_utf8(PyObject *, Py_ssize_t *)
+        __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_put_str(struct __pyx_t_9zebrapack_5_core_Writer *, void const *,
+                                                         Py_ssize_t) __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_writer_enter(struct __pyx_t_9zebrapack_5_core_Writer *)
+        __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_field_room(struct __pyx_t_9zebrapack_5_core_Writer *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t, int) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_put_field_key(struct __pyx_t_9zebrapack_5_core_Writer *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *) __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_put_blob(struct __pyx_t_9zebrapack_5_core_Writer *, int,
+                                                          void const *, Py_ssize_t) __attribute__((always_inline));
     #endif
     """
 
 
 cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except -1:
-    """The common element of a slice or map: an exact int, float, ASCII str or bool
-    that fits its declared type, written without the generic dispatch (no Python
-    code runs, so the container cannot change under it). 1 when it wrote the item;
-    0 leaves it to write_value, which also raises every error."""
+    """The common element of a slice or map: an exact int, float, str, bool or bytes,
+    or a datetime in UTC, that fits its declared type, written without the generic
+    dispatch (no Python code runs, so the container cannot change under it). 1 when it
+    wrote the item; 0 leaves it to write_value, which also raises every error."""
     cdef int kind = t.kind
     cdef PyTypeObject *tp = Py_TYPE(<object>item)
-    cdef int overflow = 0
-    cdef long long sv
+    cdef uint64_t bits
     cdef Py_ssize_t n
+    cdef const char *text
+    cdef int64_t seconds
+    cdef uint32_t nanos
     if tp == &PyLong_Type:
-        if kind < K_UINT or kind > K_INT64:
+        if kind < K_UINT or kind > K_INT64 or not int_fits(<object>item, t.is_signed, t.imin, t.imax, t.umax, &bits):
             return 0
-        if not zp_small_long(<object>item, &sv):
-            sv = PyLong_AsLongLongAndOverflow(<object>item, &overflow)
-            if overflow != 0:
-                return 0
-        if t.is_signed:
-            if sv < t.imin or sv > t.imax:
-                return 0
-            put_signed(w, sv)
-        else:
-            if sv < 0 or <uint64_t>sv > t.umax:
-                return 0
-            put_unsigned(w, <uint64_t>sv)
+        ensure(w, 9)
+        w.pos += zp_store_int(w.data + w.pos, t.is_signed, bits)
         return 1
     if tp == &PyFloat_Type:
-        if kind != K_F64:
+        if kind == K_F64:
+            put_f64(w, PyFloat_AS_DOUBLE(<object>item))
+            return 1
+        if kind != K_F32:
             return 0
-        put_f64(w, PyFloat_AS_DOUBLE(<object>item))
-        return 1
+        ensure(w, 5)
+        n = zp_store_f32(w.data + w.pos, PyFloat_AS_DOUBLE(<object>item))
+        w.pos += n
+        return n != 0                       # 0: it overflows float32 (write_float raises)
     if tp == &PyUnicode_Type:
-        if kind != K_STRING or not PyUnicode_IS_COMPACT_ASCII(<object>item):
+        if kind != K_STRING:
             return 0
-        put_str(w, PyUnicode_DATA(<object>item), PyUnicode_GET_LENGTH(<object>item))
+        text = exact_str_utf8(<object>item, &n)
+        if text == NULL or n > ZP_MAX_LENGTH32:
+            return 0
+        put_str(w, text, n)
         return 1
     if tp == &PyBool_Type:
         if kind != K_BOOL:
             return 0
         put_byte(w, ZP_TRUE if <object>item is True else ZP_FALSE)
         return 1
+    if tp == &PyBytes_Type:
+        n = PyBytes_GET_SIZE(<object>item)
+        if kind != K_BYTES or n > ZP_MAX_LENGTH32:
+            return 0
+        put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
+        return 1
+    if kind == K_TIME and zp_utc_datetime_unix(<object>item, _UTC, &seconds, &nanos):
+        put_time(w, seconds, nanos)
+        return 1
     return 0
 
 
+# write_number_run is its own function (its loops get registers of their own, not what
+# is left of write_sequence's); number_items is inlined in it once per family, its
+# family a constant there.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    struct __pyx_t_9zebrapack_5_core_Writer;
+    struct __pyx_obj_9zebrapack_5_core_TypePlan;
+    static inline Py_ssize_t __pyx_f_9zebrapack_5_core_number_items(unsigned char **, PyObject **, Py_ssize_t,
+        Py_ssize_t, int, int, int64_t, int64_t, uint64_t) __attribute__((always_inline));
+    #endif
+    """
+
+
 cdef enum:
-    NUMBER_BLOCK = 1024     # items per capacity check of write_number_run
+    NUMBER_BLOCK = 1024     # items write_number_run grows the buffer for at a time
+    # the families of write_number_run
+    RUN_F64 = 0
+    RUN_SIGNED = 1
+    RUN_UNSIGNED = 2
+    RUN_F32 = 3
 
 
-cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_t n) except -1:
-    """The leading items of a list of integers or float64s that are exact ints in range
-    (exact floats): written with one capacity check per block of items, and no dispatch
-    or reference counting (no Python code runs, so the list cannot change). Returns
-    the index of the first item left to the general loop (n when all were written)."""
-    cdef Py_ssize_t i = 0, block_end
+cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_ssize_t i, Py_ssize_t end,
+                                    int family, bint nullable, int64_t imin, int64_t imax, uint64_t umax) noexcept:
+    """objects[i:end] stored at at[0] (9 bytes of room each) while each is a number of
+    the family (RUN_*: an exact float, an exact int in range) or a pointer's None;
+    at[0] moved past them. Returns the index of the first item not stored."""
+    cdef unsigned char *p = at[0]
     cdef PyObject *item
-    cdef long long sv
-    cdef int overflow = 0
+    cdef uint64_t bits
+    cdef Py_ssize_t size
+    while i < end:
+        item = objects[i]
+        if family == RUN_F64 and Py_TYPE(<object>item) == &PyFloat_Type:
+            p += zp_store_f64(p, PyFloat_AS_DOUBLE(<object>item))
+        elif family == RUN_F32 and Py_TYPE(<object>item) == &PyFloat_Type:
+            size = zp_store_f32(p, PyFloat_AS_DOUBLE(<object>item))
+            if size == 0:                   # out of float32's range: write_float raises
+                break
+            p += size
+        elif (family == RUN_SIGNED or family == RUN_UNSIGNED) and Py_TYPE(<object>item) == &PyLong_Type:
+            if not int_fits(<object>item, family == RUN_SIGNED, imin, imax, umax, &bits):
+                break
+            p += zp_store_int(p, family == RUN_SIGNED, bits)
+        elif nullable and <object>item is None:
+            p[0] = ZP_NIL
+            p += 1
+        else:
+            break
+        i += 1
+    at[0] = p
+    return i
+
+
+@cython.cdivision(True)      # a positive count of 9-byte items
+cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_t n) except -1:
+    """The leading items of a list of integers, float64s or float32s (or of pointers to
+    them) that are exact ints in range, exact floats (within float32's range) or None
+    for a pointer: written with one capacity check per run of items, and no dispatch or
+    reference counting (no Python code runs, so the list cannot change). Returns the
+    index of the first item left to the general loop (n when all were written)."""
+    cdef Py_ssize_t i = 0, run_end, stop
+    cdef PyObject **objects = PySequence_Fast_ITEMS(items)
     cdef unsigned char *p
-    cdef int kind = elem.kind
-    cdef bint floats = kind == K_F64
-    if not floats and (kind < K_UINT or kind > K_INT64):
+    cdef bint nullable = elem.kind == K_POINTER
+    cdef TypePlan t = elem.elem if nullable else elem
+    cdef int kind = t.kind
+    cdef int family
+    if kind == K_F64:
+        family = RUN_F64
+    elif kind == K_F32:
+        family = RUN_F32
+    elif K_UINT <= kind <= K_INT64:
+        family = RUN_SIGNED if t.is_signed else RUN_UNSIGNED
+    else:
         return 0
     while i < n:
-        block_end = min(n, i + NUMBER_BLOCK)
-        ensure(w, 9 * (block_end - i))
+        # the items that surely fit (9 bytes each at most); a buffer sized for the
+        # record takes them in a few runs without growing
+        run_end = (w.cap - w.pos) // 9
+        if run_end == 0:
+            ensure(w, 9 * min(n - i, NUMBER_BLOCK))
+            run_end = (w.cap - w.pos) // 9
+        run_end = i + min(n - i, run_end)
         p = w.data + w.pos
-        while i < block_end:
-            item = PyList_GET_ITEM(items, i)
-            if floats:
-                if Py_TYPE(<object>item) != &PyFloat_Type:
-                    break
-                p += zp_store_f64(p, PyFloat_AS_DOUBLE(<object>item))
-            else:
-                if Py_TYPE(<object>item) != &PyLong_Type:
-                    break
-                if not zp_small_long(<object>item, &sv):
-                    sv = PyLong_AsLongLongAndOverflow(<object>item, &overflow)
-                    if overflow != 0:
-                        break
-                if elem.is_signed:
-                    if sv < elem.imin or sv > elem.imax:
-                        break
-                    p += zp_store_signed(p, sv)
-                else:
-                    if sv < 0 or <uint64_t>sv > elem.umax:
-                        break
-                    p += zp_store_unsigned(p, <uint64_t>sv)
-            i += 1
+        if family == RUN_F64:
+            stop = number_items(&p, objects, i, run_end, RUN_F64, nullable, 0, 0, 0)
+        elif family == RUN_SIGNED:
+            stop = number_items(&p, objects, i, run_end, RUN_SIGNED, nullable, t.imin, t.imax, 0)
+        elif family == RUN_UNSIGNED:
+            stop = number_items(&p, objects, i, run_end, RUN_UNSIGNED, nullable, 0, 0, t.umax)
+        else:
+            stop = number_items(&p, objects, i, run_end, RUN_F32, nullable, 0, 0, 0)
         w.pos = p - w.data
-        if i < block_end:
+        i = stop
+        if i < run_end:
             break
     return i
 
@@ -613,6 +762,9 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     cdef Py_ssize_t n, i, start
     cdef PyObject *item
     cdef TypePlan elem = t.elem
+    cdef bint nullable = elem.kind == K_POINTER
+    cdef TypePlan target = elem.elem if nullable else elem     # what a non-nil item is written as
+    cdef PyTypeObject *struct_tp = target.struct_plan.tp if target.kind == K_STRUCT else NULL
     cdef bint is_list = PyList_Check(value)
     if not is_list and not PyTuple_Check(value):
         detail = "None is only allowed for pointers and interfaces" if value is None else None
@@ -633,50 +785,48 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
             item = PyList_GET_ITEM(value, i)
         else:
             item = PyTuple_GET_ITEM(value, i)
-        if not write_exact_scalar(w, elem, item):
+        if nullable and <object>item is None:
+            put_byte(w, ZP_NIL)
+        elif Py_TYPE(<object>item) == struct_tp:
+            # a record of exactly the element's struct: written as write_value writes it,
+            # without its dispatch
+            held = <object>item     # a strong reference: write_struct may run Python code
+            write_struct(w, target.struct_plan, held, w.structnames and not w.msgp, target.inlined)
+        elif not write_exact_scalar(w, target, item):
             held = <object>item     # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
     trail_leave(&w.trail)
     return 1
 
 
-cdef inline int write_ascii_number_entry(Writer *w, TypePlan elem, PyObject *key, PyObject *value) except -1:
-    """A map[string]intN or map[string]float64 entry whose key is an exact ASCII str and
-    whose value is an exact int in range (an exact float): key and value under one
-    capacity check, no dispatch. 0 for anything else (write_map's general path)."""
+cdef inline int write_str_number_entry(Writer *w, TypePlan elem, PyObject *key, PyObject *value) except -1:
+    """A map[string]intN or map[string]float64 entry whose key is an exact str and whose
+    value is an exact int in range (an exact float): key and value under one capacity
+    check, no dispatch. 0 for anything else (write_map's general path)."""
     cdef PyTypeObject *tp = Py_TYPE(<object>value)
     cdef int kind = elem.kind
-    cdef long long sv = 0
-    cdef int overflow = 0
+    cdef uint64_t bits = 0
     cdef Py_ssize_t n
+    cdef const char *text
     cdef unsigned char *p
-    if Py_TYPE(<object>key) != &PyUnicode_Type or not PyUnicode_IS_COMPACT_ASCII(<object>key):
+    if Py_TYPE(<object>key) != &PyUnicode_Type:
         return 0
     if tp == &PyLong_Type and kind >= K_UINT and kind <= K_INT64:
-        if not zp_small_long(<object>value, &sv):
-            sv = PyLong_AsLongLongAndOverflow(<object>value, &overflow)
-            if overflow != 0:
-                return 0
-        if elem.is_signed:
-            if sv < elem.imin or sv > elem.imax:
-                return 0
-        elif sv < 0 or <uint64_t>sv > elem.umax:
+        if not int_fits(<object>value, elem.is_signed, elem.imin, elem.imax, elem.umax, &bits):
             return 0
     elif tp != &PyFloat_Type or kind != K_F64:
         return 0
-    n = PyUnicode_GET_LENGTH(<object>key)
-    if n > ZP_MAX_LENGTH32:
+    text = exact_str_utf8(<object>key, &n)
+    if text == NULL or n > ZP_MAX_LENGTH32:
         return 0
     if n + 14 > w.cap - w.pos:
         writer_grow(w, n + 14)
     p = w.data + w.pos
-    p += zp_store_str(p, PyUnicode_DATA(<object>key), n)
+    p += zp_store_str(p, text, n)
     if kind == K_F64:
         p += zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
-    elif elem.is_signed:
-        p += zp_store_signed(p, sv)
     else:
-        p += zp_store_unsigned(p, <uint64_t>sv)
+        p += zp_store_int(p, elem.is_signed, bits)
     w.pos = p - w.data
     return 1
 
@@ -686,7 +836,7 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef TypePlan key_plan = t.key, elem = t.elem
     cdef PyObject *key_ref
     cdef PyObject *value_ref
-    cdef bint ascii_numbers = key_plan.kind == K_STRING and (elem.kind == K_F64 or K_UINT <= elem.kind <= K_INT64)
+    cdef bint str_numbers = key_plan.kind == K_STRING and (elem.kind == K_F64 or K_UINT <= elem.kind <= K_INT64)
     if not PyDict_Check(value):
         return writer_type_error(w, t, value)
     n = PyDict_GET_SIZE(value)
@@ -698,7 +848,7 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     while PyDict_Next(value, &position, &key_ref, &value_ref):
         # The key goes into the trail only for the entries write_value writes: the
         # exact-scalar paths raise nothing but running out of memory.
-        if ascii_numbers and write_ascii_number_entry(w, elem, key_ref, value_ref):
+        if str_numbers and write_str_number_entry(w, elem, key_ref, value_ref):
             written += 1
             continue
         if not write_exact_scalar(w, key_plan, key_ref):
@@ -777,40 +927,32 @@ cdef inline unsigned char *put_field_key(Writer *w, FieldC *fc) noexcept:
     return p + fc.wkey_len
 
 
-cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint omit, bint grow) except -1:
-    """A field whose value is an exact built-in of its type (FieldC.inline_kind): its key
-    and value under one capacity check, or left out when it is the zero and omit asks
-    so (the same zeros as is_plain_zero: 0, +0.0 but not -0.0 or NaN, "", False). No
-    Python code runs and nothing can fail but memory. FIELD_GENERAL for anything else,
-    and (grow False: nothing can fail) when the buffer is too short."""
+cdef inline int write_inline_field(Writer *w, FieldC *fc, int inline_kind, PyObject *slot, bint omit,
+                                   bint grow) except -1:
+    """A field whose value is an exact built-in of its type (inline_kind, the field's
+    FieldC.inline_kind): its key and value under one capacity check, or left out when it
+    is the zero and omit asks so (the same zeros as is_plain_zero and write_time: 0,
+    +0.0 but not -0.0 or NaN, "", b"", False, Go's zero instant). No Python code runs
+    and nothing can fail but memory. FIELD_GENERAL for anything else, and (grow False:
+    nothing can fail) when the buffer is too short."""
     cdef PyTypeObject *tp = Py_TYPE(<object>slot)
-    cdef int inline_kind = fc.inline_kind
-    cdef long long sv
-    cdef int overflow = 0
+    cdef uint64_t bits
     cdef double d
     cdef Py_ssize_t n = 0
+    cdef const char *text
     cdef unsigned char *p
-    if inline_kind <= INLINE_UNSIGNED:     # a range test, not a switch: ints come first
-        if tp != &PyLong_Type:
+    # A range test and three tests, the rarer kinds out of line: a longer chain of
+    # tests would become a jump table, which costs every field more. Ints come first.
+    if inline_kind <= INLINE_UNSIGNED:
+        if tp != &PyLong_Type or not int_fits(<object>slot, inline_kind == INLINE_SIGNED, fc.imin, fc.imax,
+                                              fc.umax, &bits):
             return FIELD_GENERAL
-        if not zp_small_long(<object>slot, &sv):
-            sv = PyLong_AsLongLongAndOverflow(<object>slot, &overflow)
-            if overflow != 0:
-                return FIELD_GENERAL
-        if sv == 0 and omit:
+        if bits == 0 and omit:
             return FIELD_OMITTED
-        if inline_kind == INLINE_SIGNED:
-            if sv < fc.imin or sv > fc.imax:
-                return FIELD_GENERAL
-        elif sv < 0 or <uint64_t>sv > fc.umax:
-            return FIELD_GENERAL
         if field_room(w, fc, fc.wkey_len + 9, grow):
             return FIELD_GENERAL
         p = put_field_key(w, fc)
-        if inline_kind == INLINE_SIGNED:
-            p += zp_store_signed(p, sv)
-        else:
-            p += zp_store_unsigned(p, <uint64_t>sv)
+        p += zp_store_int(p, inline_kind == INLINE_SIGNED, bits)
     elif inline_kind == INLINE_F64:
         if tp != &PyFloat_Type:
             return FIELD_GENERAL
@@ -821,18 +963,18 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
             return FIELD_GENERAL
         p = put_field_key(w, fc)
         p += zp_store_f64(p, d)
-    elif inline_kind == INLINE_ASCII:
-        if tp != &PyUnicode_Type or not PyUnicode_IS_COMPACT_ASCII(<object>slot):
+    elif inline_kind == INLINE_STR:
+        if tp != &PyUnicode_Type:
             return FIELD_GENERAL
-        n = PyUnicode_GET_LENGTH(<object>slot)
+        text = exact_str_utf8(<object>slot, &n)
+        if text == NULL or n > ZP_MAX_LENGTH32:     # write_str raises
+            return FIELD_GENERAL
         if n == 0 and omit:
             return FIELD_OMITTED
-        if n > ZP_MAX_LENGTH32:             # write_str raises msgpack's limit
-            return FIELD_GENERAL
         if field_room(w, fc, fc.wkey_len + 5 + n, grow):
             return FIELD_GENERAL
         p = put_field_key(w, fc)
-        p += zp_store_str(p, PyUnicode_DATA(<object>slot), n)
+        p += zp_store_str(p, text, n)
     elif inline_kind == INLINE_BOOL:
         if <object>slot is True:
             if field_room(w, fc, fc.wkey_len + 1, grow):
@@ -850,6 +992,56 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
             p += 1
         else:
             return FIELD_GENERAL
+    else:
+        return write_inline_rare_field(w, fc, inline_kind, slot, omit, grow)
+    w.pos = p - w.data
+    return FIELD_WRITTEN
+
+
+cdef int write_inline_rare_field(Writer *w, FieldC *fc, int inline_kind, PyObject *slot, bint omit,
+                                 bint grow) except -1:
+    """write_inline_field's other kinds: a time, bytes, a float32, and a non-nil pointer
+    (its nil is the field's zero, left out before), whose value is written whatever it
+    is."""
+    cdef int64_t seconds
+    cdef uint32_t nanos
+    cdef Py_ssize_t n
+    cdef unsigned char *p
+    if inline_kind > INLINE_POINTER:
+        return write_inline_field(w, fc, inline_kind - INLINE_POINTER, slot, False, grow)
+    if inline_kind == INLINE_TIME:
+        if not zp_utc_datetime_unix(<object>slot, _UTC, &seconds, &nanos):
+            return FIELD_GENERAL
+        if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+            return FIELD_OMITTED
+        if field_room(w, fc, fc.wkey_len + 15, grow):
+            return FIELD_GENERAL
+        p = put_field_key(w, fc)
+        p += zp_store_time(p, seconds, nanos)
+    elif inline_kind == INLINE_BYTES:
+        if Py_TYPE(<object>slot) != &PyBytes_Type:
+            return FIELD_GENERAL
+        n = PyBytes_GET_SIZE(<object>slot)
+        if n == 0 and omit:
+            return FIELD_OMITTED
+        if n > ZP_MAX_LENGTH32:             # write_bin raises
+            return FIELD_GENERAL
+        if field_room(w, fc, fc.wkey_len + 5 + n, grow):
+            return FIELD_GENERAL
+        p = put_field_key(w, fc)
+        p += zp_store_blob(p, ZP_BIN, PyBytes_AS_STRING(<object>slot), n)
+    elif inline_kind == INLINE_F32:
+        if Py_TYPE(<object>slot) != &PyFloat_Type:
+            return FIELD_GENERAL
+        if omit and PyFloat_AS_DOUBLE(<object>slot) == 0.0 and not signbit(PyFloat_AS_DOUBLE(<object>slot)):
+            return FIELD_OMITTED
+        if field_room(w, fc, fc.wkey_len + 5, grow):
+            return FIELD_GENERAL
+        p = put_field_key(w, fc)
+        n = zp_store_f32(p, PyFloat_AS_DOUBLE(<object>slot))
+        if n == 0:                          # out of float32's range: write_float raises
+            return FIELD_GENERAL
+        p += n
     else:
         return FIELD_GENERAL
     w.pos = p - w.data
@@ -924,7 +1116,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
             trail_field(&w.trail, fc.plan)
             writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
         if fc.inline_kind != INLINE_NONE:
-            written = write_inline_field(w, fc, slot, omit, True)
+            written = write_inline_field(w, fc, fc.inline_kind, slot, omit, True)
             if written == FIELD_WRITTEN:
                 count += 1
                 continue
@@ -1007,7 +1199,7 @@ cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name)
         if slot != fc.zero:
             if slot == NULL:
                 break
-            written = write_inline_field(w, fc, slot, True, False)
+            written = write_inline_field(w, fc, fc.inline_kind, slot, True, False)
             if written == FIELD_GENERAL:
                 break
             count += written                # FIELD_WRITTEN 1, FIELD_OMITTED 0
@@ -1188,9 +1380,9 @@ cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
 
 cdef int write_any(Writer *w, object value) except -1:
     """interface{}: the msgpack type follows the Python type. Lists and dicts are
-    written here, recursing into write_any directly, to keep nesting frames small."""
-    cdef int overflow = 0
-    cdef long long sv
+    written here, recursing into write_any directly, to keep nesting frames small;
+    their atoms (write_any_atom) are written by runs out of this frame, which each
+    nesting level repeats."""
     cdef int64_t seconds
     cdef uint32_t nanos
     cdef Py_ssize_t n, i, written = 0, position = 0
@@ -1198,28 +1390,39 @@ cdef int write_any(Writer *w, object value) except -1:
     cdef PyObject *value_ref
     cdef Py_ssize_t length
     cdef const char *text
-    cdef bint key_done
-    cdef int entry_done
+    cdef int state
     # The exact types of JSON-like documents first: each failing subtype or
     # isinstance test of the chain below walks the MRO.
     cdef PyTypeObject *tp = Py_TYPE(value)
-    if tp == &PyUnicode_Type:
-        text = PyUnicode_AsUTF8AndSize(value, &length)
-        return put_str(w, text, length) + 1
-    if tp == &PyLong_Type:
-        sv = PyLong_AsLongLongAndOverflow(value, &overflow)
-        if overflow == 0:
-            return put_signed(w, sv) + 1
-    elif tp == &PyFloat_Type:
-        return put_f64(w, PyFloat_AS_DOUBLE(value)) + 1
-    if tp != &PyDict_Type and tp != &PyList_Type:
-        if value is None:
-            return put_byte(w, ZP_NIL) + 1
-        if PyBool_Check(value):
-            return put_byte(w, ZP_TRUE if value is True else ZP_FALSE) + 1
-        if PyLong_Check(value) or PyFloat_Check(value):
+    if tp == &PyList_Type:
+        # The atoms need no trail entry (nothing can fail there but memory, and no
+        # Python code runs, so the list cannot change): written by runs; the rest by
+        # write_any, its index in the trail.
+        n = PyList_GET_SIZE(value)
+        put_array_header(w, n)
+        writer_enter(w)
+        i = 0
+        while i < n:
+            if PyList_GET_SIZE(value) != n:
+                trail_index(&w.trail, i)
+                writer_fail(w, "list changed size while it was encoded")
+            tp = Py_TYPE(<object>PyList_GET_ITEM(value, i))
+            if tp != &PyList_Type and tp != &PyDict_Type:   # a container is no atom: no run for it
+                i = _write_any_atoms(w, value, i, n)
+                if i == n:
+                    break
+            trail_index(&w.trail, i)
+            item = <object>PyList_GET_ITEM(value, i)
+            write_any(w, item)
+            i += 1
+        trail_leave(&w.trail)
+        return 1
+    if tp != &PyDict_Type:
+        if _write_any_atom(w, <PyObject *>value):
+            return 1
+        if PyLong_Check(value) or PyFloat_Check(value):     # subclasses (GoUint64, GoFloat32), large ints
             return put_go_number(w, value) + 1
-        if PyUnicode_Check(value):
+        if PyUnicode_Check(value):                          # a subclass, or a str with a surrogate (raised here)
             text = PyUnicode_AsUTF8AndSize(value, &length)
             return put_str(w, text, length) + 1
         if PyBytes_Check(value) or PyByteArray_Check(value) or isinstance(value, memoryview):
@@ -1236,51 +1439,32 @@ cdef int write_any(Writer *w, object value) except -1:
         if isinstance(value, _ExtTypes):
             # an ext 3 or 4 that Go reads is a complex64 / complex128: their fixext header
             return put_ext_value(w, value, w.fixext or check_any_ext(w, value)) + 1
-    if tp == &PyList_Type:
-        # An atomic item needs no trail entry (nothing can fail there but memory):
-        # written directly; the rest is written by write_any, its index in the trail.
-        n = PyList_GET_SIZE(value)
-        put_array_header(w, n)
-        writer_enter(w)
-        for i in range(n):
-            if PyList_GET_SIZE(value) != n:
+        if PyList_Check(value) or PyTuple_Check(value):
+            n = len(value)
+            put_array_header(w, n)
+            writer_enter(w)
+            for i in range(n):
                 trail_index(&w.trail, i)
-                writer_fail(w, "list changed size while it was encoded")
-            if _write_any_atom(w, PyList_GET_ITEM(value, i)):
-                continue
-            trail_index(&w.trail, i)
-            item = <object>PyList_GET_ITEM(value, i)
-            write_any(w, item)
-        trail_leave(&w.trail)
-        return 1
-    if PyList_Check(value) or PyTuple_Check(value):
-        n = len(value)
-        put_array_header(w, n)
-        writer_enter(w)
-        for i in range(n):
-            trail_index(&w.trail, i)
-            if PyList_Check(value) and PyList_GET_SIZE(value) != n:
-                writer_fail(w, "list changed size while it was encoded")
-            write_any(w, value[i])
-        trail_leave(&w.trail)
-        return 1
+                if PyList_Check(value) and PyList_GET_SIZE(value) != n:
+                    writer_fail(w, "list changed size while it was encoded")
+                write_any(w, value[i])
+            trail_leave(&w.trail)
+            return 1
     if PyDict_Check(value):
         n = PyDict_GET_SIZE(value)
         put_map_header(w, n)
         writer_enter(w)
         trail_key_reading(&w.trail)
-        while PyDict_Next(value, &position, &key_ref, &value_ref):
-            written += 1
-            # An ASCII str key and an atomic value need no trail entry (nothing can
-            # fail there but memory): written directly; the rest as before.
-            entry_done = _write_any_entry(w, key_ref, value_ref)
-            if entry_done == 2:
-                continue
-            key_done = entry_done == 1
+        while True:
+            # An exact str key and an atomic value need no trail entry (nothing can
+            # fail there but memory): written by runs; the rest as before.
+            state = _write_any_entries(w, value, &position, &written, &key_ref, &value_ref)
+            if state == ENTRIES_DONE:
+                break
             key = <object>key_ref
             item = <object>value_ref
             trail_key(&w.trail, key)
-            if not key_done:
+            if state == ENTRY_PENDING:
                 if not (PyUnicode_Check(key) or PyBytes_Check(key)):
                     writer_fail(w, f"a map inside interface{{}} is a map[string]interface{{}} to Go: its keys "
                                    f"must be str (or bytes), not {type(key).__name__} {_short_repr(key)}")
@@ -1297,76 +1481,118 @@ cdef int write_any(Writer *w, object value) except -1:
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
 
 
-cdef int write_any_atom(Writer *w, PyObject *item) except -1:
-    """An interface{} list item that is an exact ASCII str, float, small int, bool or
-    None, written as write_any writes it; 0 when it is anything else (write_any
-    decides). Called through a pointer: kept out of write_any's frame, which each
-    nesting level of interface{} values repeats."""
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    struct __pyx_t_9zebrapack_5_core_Writer;
+    static inline int __pyx_f_9zebrapack_5_core_any_atom(struct __pyx_t_9zebrapack_5_core_Writer *, PyObject *)
+        __attribute__((always_inline));
+    #endif
+    """
+
+
+cdef inline int any_atom(Writer *w, PyObject *item) except -1:
+    """An interface{} value of exactly a built-in scalar type, written as write_any writes
+    it: a str (that has UTF-8), a float, an int of int64 or uint64, a bool, None, bytes,
+    a datetime in UTC. 1 when written; 0 for anything else (write_any decides)."""
     cdef PyTypeObject *tp = Py_TYPE(<object>item)
-    cdef long long sv
+    cdef int64_t sv
+    cdef uint64_t uv
+    cdef int negative
+    cdef Py_ssize_t n
+    cdef const char *text
+    cdef int64_t seconds
+    cdef uint32_t nanos
     if tp == &PyUnicode_Type:
-        if not PyUnicode_IS_COMPACT_ASCII(<object>item):
+        text = exact_str_utf8(<object>item, &n)
+        if text == NULL or n > ZP_MAX_LENGTH32:
             return 0
-        put_str(w, PyUnicode_DATA(<object>item), PyUnicode_GET_LENGTH(<object>item))
+        put_str(w, text, n)
         return 1
     if tp == &PyFloat_Type:
-        return put_f64(w, PyFloat_AS_DOUBLE(<object>item)) + 1
+        put_f64(w, PyFloat_AS_DOUBLE(<object>item))
+        return 1
     if tp == &PyLong_Type:
-        if not zp_small_long(<object>item, &sv):
-            return 0
-        return put_signed(w, sv) + 1
+        ensure(w, 9)
+        if zp_long_i64(<object>item, &sv):
+            w.pos += zp_store_signed(w.data + w.pos, sv)
+            return 1
+        if zp_long_magnitude(<object>item, &negative, &uv) and not negative:
+            w.pos += zp_store_unsigned(w.data + w.pos, uv)     # beyond int64: a uint64 (put_go_number)
+            return 1
+        return 0
     if tp == &PyBool_Type:
-        return put_byte(w, ZP_TRUE if <object>item is True else ZP_FALSE) + 1
+        put_byte(w, ZP_TRUE if <object>item is True else ZP_FALSE)
+        return 1
     if <object>item is None:
-        return put_byte(w, ZP_NIL) + 1
+        put_byte(w, ZP_NIL)
+        return 1
+    if tp == &PyBytes_Type:
+        n = PyBytes_GET_SIZE(<object>item)
+        if n > ZP_MAX_LENGTH32:
+            return 0
+        put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
+        return 1
+    if zp_utc_datetime_unix(<object>item, _UTC, &seconds, &nanos):
+        put_time(w, seconds, nanos)
+        return 1
     return 0
+
+
+cdef int write_any_atom(Writer *w, PyObject *item) except -1:
+    """any_atom out of line: write_any's frame, which each nesting level of interface{}
+    values repeats, stays small."""
+    return any_atom(w, item)
 
 cdef int (*_write_any_atom)(Writer *, PyObject *) except -1
 _write_any_atom = write_any_atom
 
 
-cdef int write_any_entry(Writer *w, PyObject *key, PyObject *value) except -1:
-    """An interface{} map entry as write_any writes it, when its key is an exact ASCII str:
-    the key and an atomic value (an exact float, small int, bool or None) under one
-    capacity check, an ASCII str value by put_str. 2 when it wrote the key and the
-    value, 1 the key only, 0 neither. One call per entry, out of write_any's frame."""
-    cdef PyTypeObject *tp = Py_TYPE(<object>value)
-    cdef Py_ssize_t n
-    cdef long long sv
-    cdef unsigned char *p
-    if Py_TYPE(<object>key) != &PyUnicode_Type or not PyUnicode_IS_COMPACT_ASCII(<object>key):
-        return 0
-    n = PyUnicode_GET_LENGTH(<object>key)
-    if n > ZP_MAX_LENGTH32:                 # write_any raises msgpack's limit
-        return 0
-    if n + 14 > w.cap - w.pos:              # the key's header and text, 9 for the value
-        writer_grow(w, n + 14)
-    p = w.data + w.pos
-    p += zp_store_str(p, PyUnicode_DATA(<object>key), n)
-    if tp == &PyFloat_Type:
-        p += zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
-    elif tp == &PyLong_Type and zp_small_long(<object>value, &sv):
-        p += zp_store_signed(p, sv)
-    elif <object>value is True:
-        p[0] = ZP_TRUE
-        p += 1
-    elif <object>value is False:
-        p[0] = ZP_FALSE
-        p += 1
-    elif <object>value is None:
-        p[0] = ZP_NIL
-        p += 1
-    else:
-        w.pos = p - w.data
-        if tp == &PyUnicode_Type and PyUnicode_IS_COMPACT_ASCII(<object>value):
-            put_str(w, PyUnicode_DATA(<object>value), PyUnicode_GET_LENGTH(<object>value))
-            return 2
-        return 1
-    w.pos = p - w.data
-    return 2
+cdef Py_ssize_t write_any_atoms(Writer *w, list items, Py_ssize_t i, Py_ssize_t n) except -1:
+    """items[i:n] of an interface{} list written while each is an atom (any_atom);
+    returns the index of the first that is not (n when all were)."""
+    while i < n and any_atom(w, PyList_GET_ITEM(items, i)):
+        i += 1
+    return i
 
-cdef int (*_write_any_entry)(Writer *, PyObject *, PyObject *) except -1
-_write_any_entry = write_any_entry
+cdef Py_ssize_t (*_write_any_atoms)(Writer *, list, Py_ssize_t, Py_ssize_t) except -1
+_write_any_atoms = write_any_atoms
+
+
+cdef enum:
+    # write_any_entries: where it stopped
+    ENTRIES_DONE = 0        # every entry written
+    ENTRY_PENDING = 1       # at an entry it did not write
+    ENTRY_VALUE_PENDING = 2 # at an entry whose key it wrote, not its value
+
+
+cdef int write_any_entries(Writer *w, object d, Py_ssize_t *position, Py_ssize_t *written, PyObject **key,
+                           PyObject **value) except -1:
+    """The entries of an interface{} map from position on (PyDict_Next), written while
+    the key is an exact str (that has UTF-8) and the value an atom (any_atom). At the
+    first entry that is not, its key and value (borrowed) and ENTRY_PENDING, or
+    ENTRY_VALUE_PENDING when the key was written; ENTRIES_DONE at the end. written
+    counts the entries seen."""
+    cdef PyObject *k
+    cdef PyObject *v
+    cdef Py_ssize_t n
+    cdef const char *text
+    while PyDict_Next(d, position, &k, &v):
+        written[0] += 1
+        key[0] = k
+        value[0] = v
+        if Py_TYPE(<object>k) != &PyUnicode_Type:
+            return ENTRY_PENDING
+        text = exact_str_utf8(<object>k, &n)
+        if text == NULL or n > ZP_MAX_LENGTH32:     # write_any raises
+            return ENTRY_PENDING
+        put_str(w, text, n)
+        if Py_TYPE(<object>v) == &PyDict_Type or Py_TYPE(<object>v) == &PyList_Type or not any_atom(w, v):
+            return ENTRY_VALUE_PENDING      # containers first: no atom tests for them
+    return ENTRIES_DONE
+
+cdef int (*_write_any_entries)(Writer *, object, Py_ssize_t *, Py_ssize_t *, PyObject **, PyObject **) except -1
+_write_any_entries = write_any_entries
 
 
 cdef TypePlan _standalone_plan(int kind, str go):
@@ -1386,7 +1612,8 @@ cdef int put_go_number(Writer *w, object value) except -1:
     it, up to 2**64-1, a uint64), a GoUint64 a uint64, a GoFloat32 a float32, a float
     a float64."""
     cdef zp_number number
-    cdef int overflow = 0
+    cdef int negative = 0
+    number.bits = 0
     cdef uint32_t bits = 0
     if PyFloat_Check(value):
         if Py_TYPE(value) == <PyTypeObject *>_GoFloat32:
@@ -1398,15 +1625,20 @@ cdef int put_go_number(Writer *w, object value) except -1:
             number.family = ZP_NUMBER_F64
             number.bits = zp_double_bits(PyFloat_AS_DOUBLE(value))
     else:
-        number.family = ZP_NUMBER_UINT if Py_TYPE(value) == <PyTypeObject *>_GoUint64 else ZP_NUMBER_INT
-        number.bits = <uint64_t>PyLong_AsLongLongAndOverflow(value, &overflow)
-        if overflow > 0 and value.bit_length() <= 64:
-            number.family = ZP_NUMBER_UINT
-            number.bits = PyLong_AsUnsignedLongLong(value)
-        elif number.family == ZP_NUMBER_UINT and (overflow != 0 or <int64_t>number.bits < 0):
-            writer_fail(w, f"{_short_repr(value)} is outside the range of uint64 (0..{UINT64_MAX})")
-        elif overflow != 0:
+        # an int64, else (up to 2**64-1) a uint64; a GoUint64 a uint64 whatever its value
+        if not zp_long_magnitude(value, &negative, &number.bits) or (negative and number.bits > <uint64_t>INT64_MAX + 1):
+            if Py_TYPE(value) == <PyTypeObject *>_GoUint64:
+                writer_fail(w, f"{_short_repr(value)} is outside the range of uint64 (0..{UINT64_MAX})")
             writer_fail(w, f"int {_short_repr(value)} does not fit int64 or uint64")
+        if Py_TYPE(value) == <PyTypeObject *>_GoUint64:
+            if negative:
+                writer_fail(w, f"{_short_repr(value)} is outside the range of uint64 (0..{UINT64_MAX})")
+            number.family = ZP_NUMBER_UINT
+        elif negative:
+            number.family = ZP_NUMBER_INT
+            number.bits = 0 - number.bits
+        else:
+            number.family = ZP_NUMBER_INT if number.bits <= <uint64_t>INT64_MAX else ZP_NUMBER_UINT
     ensure(w, 9)
     w.pos += zp_store_number(w.data + w.pos, &number)
     return 0

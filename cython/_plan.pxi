@@ -470,22 +470,40 @@ cdef enum:
     INLINE_SIGNED = 1       # exact int within imin..imax
     INLINE_UNSIGNED = 2     # exact int within 0..umax
     INLINE_F64 = 3          # exact float
-    INLINE_ASCII = 4        # exact str, compact ASCII
+    INLINE_STR = 4          # exact str (that has UTF-8: no surrogate)
     INLINE_BOOL = 5         # True / False
+    INLINE_TIME = 6         # exact datetime whose tzinfo is timezone.utc
+    INLINE_BYTES = 7        # exact bytes ([]byte)
+    INLINE_F32 = 8          # exact float within float32's range
+    INLINE_POINTER = 16     # added to the kind of a pointer's value: a non-nil *T of those
 
 
 cdef int _inline_kind(FieldPlan fp) noexcept:
-    cdef int kind = fp.type.kind
-    if fp.deprecated or fp.time_field:     # a warning to give / Go's zero instant
+    cdef int kind
+    if fp.deprecated:                       # a warning to give
         return INLINE_NONE
+    if fp.type.kind == K_POINTER:
+        kind = _inline_value_kind(fp.type.elem)
+        return kind + INLINE_POINTER if kind != INLINE_NONE else INLINE_NONE
+    return _inline_value_kind(fp.type)
+
+
+cdef int _inline_value_kind(TypePlan t) noexcept:
+    cdef int kind = t.kind
     if kind >= K_UINT and kind <= K_INT64:
-        return INLINE_SIGNED if fp.type.is_signed else INLINE_UNSIGNED
+        return INLINE_SIGNED if t.is_signed else INLINE_UNSIGNED
     if kind == K_F64:
         return INLINE_F64
     if kind == K_STRING:
-        return INLINE_ASCII
+        return INLINE_STR
     if kind == K_BOOL:
         return INLINE_BOOL
+    if kind == K_TIME:                      # None (Go's zero instant at field level) is left to write_time
+        return INLINE_TIME
+    if kind == K_BYTES:
+        return INLINE_BYTES
+    if kind == K_F32:
+        return INLINE_F32
     return INLINE_NONE
 
 
@@ -511,10 +529,10 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.wkey = fc.zid_key
     fc.wkey_len = fc.zid_key_len
     fc.inline_kind = _inline_kind(fp)
-    fc.imin = fp.type.imin
-    fc.imax = fp.type.imax
-    fc.umax = fp.type.umax
     nested = fp.type.elem if fp.type.kind == K_POINTER else fp.type
+    fc.imin = (<TypePlan>nested).imin       # a pointer's: its value's range
+    fc.imax = (<TypePlan>nested).imax
+    fc.umax = (<TypePlan>nested).umax
     fc.nested = <PyObject *>(<TypePlan>nested).struct_plan if (<TypePlan>nested).kind == K_STRUCT else NULL
     fc.nested_inlined = (<TypePlan>nested).kind == K_STRUCT and (<TypePlan>nested).inlined
 

@@ -7,6 +7,7 @@
 
 #include <Python.h>
 #include <structmember.h>
+#include "zp_wire.h"
 
 #ifndef T_OBJECT_EX
 #define T_OBJECT_EX Py_T_OBJECT_EX
@@ -64,7 +65,7 @@ static inline PyObject *zp_slot_get(PyObject *obj, Py_ssize_t offset) {
 
 /* The value of an exact int of at most two digits (|v| < 2**60 with 30-bit
  * digits) read inline; 0 when it is larger (the caller asks the C API). */
-static inline int zp_small_long(PyObject *o, long long *out) {
+ZP_ALWAYS_INLINE int zp_small_long(PyObject *o, long long *out) {
 #if PY_VERSION_HEX >= 0x030C0000
     if (_PyLong_IsCompact((PyLongObject *)o)) {
         *out = (long long)_PyLong_CompactValue((PyLongObject *)o);
@@ -89,6 +90,94 @@ static inline int zp_small_long(PyObject *o, long long *out) {
     }
     return 0;
 #endif
+}
+
+/* The magnitude of an int (any PyLong, its subclasses too) read from its digits, as
+ * CPython lays them out: 1 with *negative and *magnitude set when it fits 64 bits, 0
+ * when it needs more. Out of line: zp_long_i64 and zp_long_u64 take the small ints
+ * themselves. */
+static int zp_long_magnitude(PyObject *o, int *negative, uint64_t *magnitude) {
+#if PY_VERSION_HEX >= 0x030C0000
+    uintptr_t tag = ((PyLongObject *)o)->long_value.lv_tag;
+    const digit *d = ((PyLongObject *)o)->long_value.ob_digit;
+    Py_ssize_t i = (Py_ssize_t)(tag >> _PyLong_NON_SIZE_BITS);
+    *negative = (tag & _PyLong_SIGN_MASK) == 2;
+#else
+    const digit *d = ((PyLongObject *)o)->ob_digit;
+    Py_ssize_t i = Py_SIZE(o);
+    *negative = i < 0;
+    if (i < 0)
+        i = -i;
+#endif
+    uint64_t x = 0, before;
+    while (--i >= 0) {
+        before = x;
+        x = (x << PyLong_SHIFT) | d[i];
+        if ((x >> PyLong_SHIFT) != before)
+            return 0;
+    }
+    *magnitude = x;
+    return 1;
+}
+
+/* An int's value when it is an int64 (1), else 0: PyLong_AsLongLongAndOverflow without
+ * its call for the small ints, nor an error to clear for the others. */
+ZP_ALWAYS_INLINE int zp_long_i64(PyObject *o, int64_t *out) {
+    long long small;
+    int negative;
+    uint64_t magnitude;
+    if (zp_small_long(o, &small)) {
+        *out = (int64_t)small;
+        return 1;
+    }
+    if (!zp_long_magnitude(o, &negative, &magnitude))
+        return 0;
+    if (negative) {
+        if (magnitude > (uint64_t)INT64_MAX + 1)
+            return 0;
+        *out = (int64_t)(0 - magnitude);        /* two's complement: -2**63 too */
+    } else {
+        if (magnitude > (uint64_t)INT64_MAX)
+            return 0;
+        *out = (int64_t)magnitude;
+    }
+    return 1;
+}
+
+/* An int's value when it is a uint64 (1), else 0 (negative, or 2**64 and more). */
+ZP_ALWAYS_INLINE int zp_long_u64(PyObject *o, uint64_t *out) {
+    long long small;
+    int negative;
+    if (zp_small_long(o, &small)) {
+        *out = (uint64_t)small;
+        return small >= 0;
+    }
+    return zp_long_magnitude(o, &negative, out) && !negative;
+}
+
+/* The UTF-8 of an exact str that CPython already holds: a compact ASCII str's own
+ * characters, or the UTF-8 a non-ASCII one caches once it has been asked for it
+ * (PyUnicode_AsUTF8AndSize); NULL when it holds none yet. */
+ZP_ALWAYS_INLINE const char *zp_str_utf8_held(PyObject *o, Py_ssize_t *n) {
+    if (PyUnicode_IS_COMPACT_ASCII(o)) {
+        *n = PyUnicode_GET_LENGTH(o);
+        return (const char *)PyUnicode_DATA(o);
+    }
+#if PY_VERSION_HEX < 0x030E0000
+    if (PyUnicode_IS_COMPACT(o) && ((PyCompactUnicodeObject *)o)->utf8 != NULL) {
+        *n = ((PyCompactUnicodeObject *)o)->utf8_length;
+        return ((PyCompactUnicodeObject *)o)->utf8;
+    }
+#endif
+    return NULL;
+}
+
+/* A bytes object nothing else has seen yet cut to its first n bytes where it is, with
+ * no realloc (as msgspec's encoder ends its output): the memory past them stays the
+ * object's, freed with it. */
+static inline void zp_bytes_shrink(PyObject *b, Py_ssize_t n) {
+    Py_SET_SIZE(b, n);
+    PyBytes_AS_STRING(b)[n] = '\0';
 }
 
 /* Whether an exact int is 0. */

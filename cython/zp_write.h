@@ -70,6 +70,12 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_store_unsigned(unsigned char *p, uint64_t v) {
     return 9;
 }
 
+/* An integer of a signed type (bits: an int64's two's complement) or an unsigned one,
+ * in its smallest form (9 bytes of room). Returns its size. */
+ZP_ALWAYS_INLINE Py_ssize_t zp_store_int(unsigned char *p, int is_signed, uint64_t bits) {
+    return is_signed ? zp_store_signed(p, (int64_t)bits) : zp_store_unsigned(p, bits);
+}
+
 /* A float64 given its bits (9 bytes) or its value, and a float32 given its bits (5
  * bytes; zp_f32_bits_from_double). */
 static inline Py_ssize_t zp_store_f64_bits(unsigned char *p, uint64_t bits) {
@@ -86,6 +92,15 @@ static inline Py_ssize_t zp_store_f32_bits(unsigned char *p, uint32_t bits) {
     p[0] = 0xca;
     zp_store_u32(p + 1, bits);
     return 5;
+}
+
+/* A float32 of d when it is within float32's range, rounded to the nearest (5 bytes of
+ * room): its size; 0, nothing written, when it overflows (the writer's error). */
+static inline Py_ssize_t zp_store_f32(unsigned char *p, double d) {
+    uint32_t bits;
+    if (zp_f32_bits_from_double(d, &bits) < 0)
+        return 0;
+    return zp_store_f32_bits(p, bits);
 }
 
 /* The families of length headers, for zp_store_header. */
@@ -128,12 +143,17 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_store_header(unsigned char *p, int family, Py_ssi
     }
 }
 
-/* A str of n <= ZP_MAX_LENGTH32 UTF-8 bytes: its header and its text (5 + n bytes of
- * room; short texts are copied without a call). Returns its size. */
-ZP_ALWAYS_INLINE Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_ssize_t n) {
-    unsigned char *q = p + zp_store_header(p, ZP_STR, n);
-    zp_copy_short(q, text, n);
+/* A str (ZP_STR: n UTF-8 bytes) or bin (ZP_BIN) of n <= ZP_MAX_LENGTH32 bytes: its
+ * header and its data (5 + n bytes of room; short data copied without a call).
+ * Returns its size. */
+ZP_ALWAYS_INLINE Py_ssize_t zp_store_blob(unsigned char *p, int family, const void *data, Py_ssize_t n) {
+    unsigned char *q = p + zp_store_header(p, family, n);
+    zp_copy_short(q, data, n);
     return (q + n) - p;
+}
+
+ZP_ALWAYS_INLINE Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_ssize_t n) {
+    return zp_store_blob(p, ZP_STR, text, n);
 }
 
 /* A struct's map header is stored once its entries are written, when their count is
