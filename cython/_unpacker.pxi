@@ -276,7 +276,7 @@ cdef object read_fixstr_key(Reader *r):
         return key
     zp_load_padded16(p, n, r.end - r.pos - 1, &lo, &hi)
     if (lo | hi) & 0x8080808080808080ULL:
-        key = PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+        key = _str_from_utf8(p, n)
         r.pos += 1 + n
         return key
     # two slots per key (an even-odd pair): keys that hash alike do not evict each other
@@ -308,19 +308,72 @@ cdef extern from "zp_wire.h":
     int zp_is_ascii(const unsigned char *p, Py_ssize_t n) noexcept nogil
     int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) noexcept nogil
 
-#: Up to this length an ASCII str is checked, then copied (two passes); longer ones
-#: go to the UTF-8 decoder (one pass, with its own ASCII fast path).
+#: Up to this length an ASCII str is checked, then copied (two passes: short ones are
+#: mostly ASCII, and a non-ASCII one costs no str allocated in vain); longer ones are
+#: checked and copied in one pass (str_from_utf8).
 cdef Py_ssize_t ASCII_DIRECT_MAX = 256
+#: Up to this length a str of characters beyond Latin-1 is decoded by str_from_utf8 (its
+#: one allocation saves more than Python's decoder's growing buffer costs); longer
+#: ones by Python's decoder, whose loops over three- and four-byte characters are
+#: faster per byte than str_from_utf8's (measured: docs/performance.md, "Strings").
+cdef Py_ssize_t WIDE_DIRECT_MAX = 128
+#: The bytes of a long str looked at first, to guess its path (ASCII, Latin-1, wider):
+#: a wrong guess costs time, never correctness.
+cdef enum:
+    STR_PROBE = 32
 
 
 cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
     """A str from UTF-8 bytes: short ASCII copied straight into a new compact str, the
-    rest decoded (and checked) by Python's UTF-8 decoder."""
+    rest built by str_from_utf8."""
     if n <= ASCII_DIRECT_MAX and zp_is_ascii(p, n):
         value = PyUnicode_New(n, 127)
         memcpy(PyUnicode_DATA(value), p, n)
         return value
-    return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+    return _str_from_utf8(p, n)
+
+
+cdef object str_from_utf8(const unsigned char *p, Py_ssize_t n):
+    """A str from n bytes of UTF-8 (zp_read.h): a long one tried as ASCII first, checked
+    and copied in one pass into a str of n characters; otherwise measured (its code
+    points and kind), then decoded and checked into a str of that length and kind;
+    long ones beyond Latin-1 are left to Python's decoder (WIDE_DIRECT_MAX). Bytes
+    that are not strict UTF-8 go to Python's decoder, which raises saying where and
+    why."""
+    cdef int64_t chars
+    cdef uint32_t maxchar = 0x7f
+    cdef void *data
+    cdef int rc
+    if n > ASCII_DIRECT_MAX and zp_is_ascii(p, STR_PROBE):    # starts as ASCII: tried as ASCII
+        value = PyUnicode_New(n, 127)
+        if zp_copy_ascii(<unsigned char *>PyUnicode_DATA(value), p, n) == n:
+            return value
+    if n > WIDE_DIRECT_MAX:
+        # a start beyond Latin-1 foretells a long wide str: not measured in vain
+        zp_utf8_measure(p, STR_PROBE, &maxchar)
+        if maxchar > 0xff:
+            return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+    chars = zp_utf8_measure(p, n, &maxchar)
+    if maxchar > 0xff and n > WIDE_DIRECT_MAX:
+        return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+    value = PyUnicode_New(chars, maxchar)
+    data = PyUnicode_DATA(value)
+    if maxchar == 0xff:
+        rc = zp_utf8_decode_ucs1(p, n, <uint8_t *>data, chars)
+    elif maxchar == 0xffff:
+        rc = zp_utf8_decode_ucs2(p, n, <uint16_t *>data, chars)
+    elif maxchar == 0x10ffff:
+        rc = zp_utf8_decode_ucs4(p, n, <uint32_t *>data, chars)
+    else:
+        memcpy(data, p, n)
+        rc = 0
+    if rc < 0:
+        return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+    return value
+
+# Called through a pointer: make_str, in line in every string reader, stays small.
+cdef object (*_str_from_utf8)(const unsigned char *, Py_ssize_t)
+_str_from_utf8 = str_from_utf8
 
 
 cdef object read_str(Reader *r, TypePlan t, unsigned char b):
@@ -407,33 +460,80 @@ cdef object read_ext(Reader *r, TypePlan t, unsigned char b):
 
 # -- containers -----------------------------------------------------------------
 
+cdef enum:
+    # read_list's runs: the item kinds it reads without read_value's dispatch
+    RUN_NONE = 0
+    RUN_INTEGER = 1
+    RUN_F64 = 2
+    RUN_STRING = 3
+    RUN_BYTES = 4
+
+
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
+    """A slice or array. The item kind is looked at once, not per item: integers,
+    float64, strings and []byte (or pointers to them) are read in line, in their own
+    encodings, and a nil item is the element's shared zero (None for a pointer) when
+    it costs nothing; every other item, and every encoding the run does not take (the
+    other family, lenient crossings, truncation and errors), goes to read_value."""
     cdef Py_ssize_t n = array_count(r)
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, left
     cdef TypePlan elem = t.elem
+    cdef TypePlan item_type = elem.elem if elem.kind == K_POINTER else elem    # a non-nil item is read as
+    cdef PyObject *nil_value = NULL
+    cdef int run = RUN_NONE
+    cdef int64_t size
+    cdef uint64_t v
+    cdef unsigned char c
+    cdef zp_head h
     if n < 0:
         reader_type_error(r, t.go, b)
     if t.kind == K_ARRAY and n != t.length:
         reader_fail(r, r.pos, f"expected {t.go} ({t.length} elements), found an array of {n}")
-    cdef bint integers = K_UINT <= elem.kind <= K_INT64
-    cdef int64_t size
-    cdef uint64_t v
+    if elem.zero_shared and elem.zero_cost == 0 and elem.kind != K_NUMBER:     # read_value's nil, in line
+        nil_value = <PyObject *>elem.zero
+    if K_UINT <= item_type.kind <= K_INT64:
+        run = RUN_INTEGER
+    elif item_type.kind == K_F64:
+        run = RUN_F64
+    elif item_type.kind == K_STRING:
+        run = RUN_STRING
+    elif item_type.kind == K_BYTES:
+        run = RUN_BYTES
     result = PyList_New(n)
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
-        # integers without read_value's dispatch (nil still reads as the zero value there),
-        # zp_read_int_fast always in line
-        if integers and r.pos < r.end and r.buf[r.pos] != 0xc0:
-            size = zp_read_int_fast(r.buf + r.pos, r.end - r.pos, elem.is_signed, elem.imin, elem.imax, elem.umax,
-                                    &v)
-            if size:
-                r.pos += size
-                item = int_object(v, elem.is_signed)
-            else:
-                item = read_integer_slow(r, elem, r.buf[r.pos])
+        left = r.end - r.pos
+        if left <= 0:
+            item = read_value(r, elem)          # reports the truncation
         else:
-            item = read_value(r, elem)
+            c = r.buf[r.pos]
+            if c == 0xc0:
+                if nil_value != NULL:
+                    r.pos += 1
+                    item = <object>nil_value
+                else:
+                    item = read_value(r, elem)
+            elif run == RUN_INTEGER:
+                # zp_read_int_fast always in line
+                size = zp_read_int_fast(r.buf + r.pos, left, item_type.is_signed, item_type.imin, item_type.imax,
+                                        item_type.umax, &v)
+                if size:
+                    r.pos += size
+                    item = int_object(v, item_type.is_signed)
+                else:
+                    item = read_integer_slow(r, item_type, c)
+            elif run == RUN_F64 and c == 0xcb and left >= 9:
+                item = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
+                r.pos += 9
+            elif run == RUN_STRING and zp_read_str(r.buf + r.pos, left, &h) == ZP_READ_OK:
+                item = make_str(r.buf + r.pos + h.header, h.n)
+                r.pos += h.header + h.n
+            elif run == RUN_BYTES and zp_read_bin(r.buf + r.pos, left, &h) == ZP_READ_OK:
+                item = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
+                r.pos += h.header + h.n
+            else:
+                item = read_value(r, item_type)     # not nil: a pointer reads as its element
         Py_INCREF(item)
         PyList_SET_ITEM(result, i, item)
     trail_leave(&r.trail)
