@@ -491,6 +491,9 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         reader_fail(r, r.pos, f"expected {t.go} ({t.length} elements), found an array of {n}")
     if elem.zero_shared and elem.zero_cost == 0 and elem.kind != K_NUMBER:     # read_value's nil, in line
         nil_value = <PyObject *>elem.zero
+    cdef bint is_signed = item_type.is_signed      # the integer kind's, in registers
+    cdef int64_t imin = item_type.imin, imax = item_type.imax
+    cdef uint64_t umax = item_type.umax
     if K_UINT <= item_type.kind <= K_INT64:
         run = RUN_INTEGER
     elif item_type.kind == K_F64:
@@ -516,11 +519,10 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
                     item = read_value(r, elem)
             elif run == RUN_INTEGER:
                 # zp_read_int_fast always in line
-                size = zp_read_int_fast(r.buf + r.pos, left, item_type.is_signed, item_type.imin, item_type.imax,
-                                        item_type.umax, &v)
+                size = zp_read_int_fast(r.buf + r.pos, left, is_signed, imin, imax, umax, &v)
                 if size:
                     r.pos += size
-                    item = int_object(v, item_type.is_signed)
+                    item = int_object(v, is_signed)
                 else:
                     item = read_integer_slow(r, item_type, c)
             elif run == RUN_F64 and c == 0xcb and left >= 9:
