@@ -467,14 +467,17 @@ cdef enum:
     RUN_F64 = 2
     RUN_STRING = 3
     RUN_BYTES = 4
+    RUN_TIME = 5
+    RUN_STRUCT = 6
 
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     """A slice or array. The item kind is looked at once, not per item: integers,
-    float64, strings and []byte (or pointers to them) are read in line, in their own
-    encodings, and a nil item is the element's shared zero (None for a pointer) when
-    it costs nothing; every other item, and every encoding the run does not take (the
-    other family, lenient crossings, truncation and errors), goes to read_value."""
+    float64, strings and []byte (or pointers to them) are read in line in their own
+    encodings, times and structs by their readers without read_value's dispatch, and a
+    nil item is the element's shared zero (None for a pointer) when it costs nothing;
+    every other item, and every encoding a run does not take (the other family,
+    lenient crossings, truncation and errors), goes to read_value."""
     cdef Py_ssize_t n = array_count(r)
     cdef Py_ssize_t i, left
     cdef TypePlan elem = t.elem
@@ -502,13 +505,17 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         run = RUN_STRING
     elif item_type.kind == K_BYTES:
         run = RUN_BYTES
+    elif item_type.kind == K_TIME:
+        run = RUN_TIME
+    elif item_type.kind == K_STRUCT:
+        run = RUN_STRUCT
     result = PyList_New(n)
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
         left = r.end - r.pos
-        if left <= 0:
-            item = read_value(r, elem)          # reports the truncation
+        if left <= 0 or run == RUN_NONE:
+            item = read_value(r, elem)          # (reports a truncation)
         else:
             c = r.buf[r.pos]
             if c == 0xc0:
@@ -534,6 +541,10 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
             elif run == RUN_BYTES and zp_read_bin(r.buf + r.pos, left, &h) == ZP_READ_OK:
                 item = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
                 r.pos += h.header + h.n
+            elif run == RUN_TIME:
+                item = read_time(r, False)
+            elif run == RUN_STRUCT:
+                item = read_struct(r, item_type.struct_plan, c)
             else:
                 item = read_value(r, item_type)     # not nil: a pointer reads as its element
         Py_INCREF(item)
