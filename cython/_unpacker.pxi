@@ -678,6 +678,14 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             value = read_integer(r, <TypePlan>fc.type, r.buf[r.pos])     # read_value's own path, one call less
         elif fc.time_field:
             value = read_time(r, True)
+        elif fc.kind == K_STRING and r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0 \
+                and (r.buf[r.pos] & 0x1f) < r.end - r.pos:
+            # a fixstr in the input: read_str's path without read_value's dispatch
+            value = make_str(r.buf + r.pos + 1, r.buf[r.pos] & 0x1f)
+            r.pos += 1 + (r.buf[r.pos] & 0x1f)
+        elif fc.kind == K_F64 and r.pos < r.end and r.buf[r.pos] == 0xcb and r.end - r.pos >= 9:
+            value = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
+            r.pos += 9
         elif fc.elem != NULL and r.pos < r.end and r.buf[r.pos] != 0xc0:
             # a non-nil *T is read as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)

@@ -131,3 +131,12 @@ def test_strs_around_the_lengths_where_the_decoding_path_changes(schema: zebrapa
                  "a" * (size - len(wide.encode())) + wide, "a" * size):
         assert len(text.encode()) in (size, size - len(wide.encode()) + len(wide.encode()))
         assert schema.decode(schema.encode(Text(S=text)), Text).S == text
+
+
+def test_a_fixstr_field_cut_short_or_exactly_at_the_end(schema: zebrapack.Schema) -> None:
+    assert schema.decode(b"\x81\x00\xa3abc", Text).S == "abc"           # ends exactly at the input's end
+    assert schema.decode(b"\x81\x00\xa0", Text).S == ""
+    for cut in (b"\x81\x00\xa3ab", b"\x81\x00\xa3", b"\x81\x00\xbf" + b"x" * 30):
+        with pytest.raises(DecodeError, match="input ends inside a value") as caught:
+            schema.decode(cut, Text)
+        assert (caught.value.path, caught.value.offset) == ("Text.S", 2)
