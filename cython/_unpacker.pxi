@@ -328,7 +328,7 @@ cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
     rest built by str_from_utf8."""
     if n <= ASCII_DIRECT_MAX and zp_is_ascii(p, n):
         value = PyUnicode_New(n, 127)
-        memcpy(PyUnicode_DATA(value), p, n)
+        zp_copy_short(<unsigned char *>PyUnicode_DATA(value), p, n)     # up to 16 bytes without a call
         return value
     return _str_from_utf8(p, n)
 
@@ -426,23 +426,32 @@ cdef object read_time(Reader *r, bint field_level):
     return make_time(seconds, nanos, field_level)
 
 
+cdef object (*_read_time)(Reader *, bint)
+_read_time = read_time
+
+
 @cython.cdivision(True)    # C division: second_of_day and nanos are never negative here
 cdef object make_time(int64_t seconds, int64_t nanos, bint field_level):
     """A datetime (a Timestamp below the microsecond), or a GoTime outside the years 1-9999."""
-    cdef int year, month, day
-    cdef int64_t days, second_of_day
+    cdef int year, month, day, hour, minute, second, micros
+    cdef uint64_t since_min, days, second_of_day
     if field_level and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
         return None
     if seconds < ZP_MIN_SECONDS or seconds > ZP_MAX_SECONDS:
         return _GoTime(seconds, nanos)
-    days = zp_floor_div(seconds, 86400)
-    second_of_day = seconds - days * 86400
-    zp_civil_from_days(days, &year, &month, &day)
-    if nanos % 1000 == 0:
-        return datetime_new(year, month, day, second_of_day // 3600, (second_of_day // 60) % 60,
-                            second_of_day % 60, nanos // 1000, _UTC)
-    return _Timestamp(year, month, day, second_of_day // 3600, (second_of_day // 60) % 60,
-                      second_of_day % 60, nanos // 1000, _UTC, nanosecond=nanos % 1000)
+    # from year 1's first second (a whole day before 1970): unsigned divisions, no flooring
+    since_min = <uint64_t>(seconds - ZP_MIN_SECONDS)
+    days = since_min // 86400
+    second_of_day = since_min - days * 86400
+    zp_civil_from_days(<int64_t>days + ZP_MIN_SECONDS // 86400, &year, &month, &day)
+    hour = <int>(second_of_day // 3600)
+    second = <int>(second_of_day - <uint64_t>hour * 3600)
+    minute = second // 60
+    second -= minute * 60
+    micros = <int>(nanos // 1000)
+    if nanos == <int64_t>micros * 1000:
+        return datetime_new(year, month, day, hour, minute, second, micros, _UTC)
+    return _Timestamp(year, month, day, hour, minute, second, micros, _UTC, nanosecond=nanos - <int64_t>micros * 1000)
 
 
 # -- ext ------------------------------------------------------------------------
@@ -677,12 +686,15 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         if fc.kind >= K_UINT and fc.kind <= K_INT64 and r.pos < r.end and r.buf[r.pos] != 0xc0:
             value = read_integer(r, <TypePlan>fc.type, r.buf[r.pos])     # read_value's own path, one call less
         elif fc.time_field:
-            value = read_time(r, True)
+            value = _read_time(r, True)         # out of line: read_struct's frame stays small
         elif fc.kind == K_STRING and r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0 \
                 and (r.buf[r.pos] & 0x1f) < r.end - r.pos:
             # a fixstr in the input: read_str's path without read_value's dispatch
             value = make_str(r.buf + r.pos + 1, r.buf[r.pos] & 0x1f)
             r.pos += 1 + (r.buf[r.pos] & 0x1f)
+        elif fc.kind == K_BOOL and r.pos < r.end and (r.buf[r.pos] == 0xc2 or r.buf[r.pos] == 0xc3):
+            value = r.buf[r.pos] == 0xc3
+            r.pos += 1
         elif fc.kind == K_F64 and r.pos < r.end and r.buf[r.pos] == 0xcb and r.end - r.pos >= 9:
             value = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
             r.pos += 9

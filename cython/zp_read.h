@@ -362,12 +362,19 @@ static inline int zp_read_float(const unsigned char *p, int64_t left, int want32
  * (the value takes h->header + h->n bytes). */
 static int zp_read_time(const unsigned char *p, int64_t left, int strict, zp_head *h,
                                int64_t *seconds, int64_t *nanos) {
-    int rc = zp_read_ext(p, left, h);
+    int rc;
     const unsigned char *data;
     uint64_t packed;
     int64_t carry;
-    if (rc != ZP_READ_OK)
-        return rc;
+    if (left >= 15 && p[0] == 0xc7 && p[1] == 12 && p[2] == 5) {    /* as Go writes it: ext8, 12 bytes, ext 5 */
+        h->header = 3;
+        h->n = 12;
+        h->code = 5;
+    } else {
+        rc = zp_read_ext(p, left, h);
+        if (rc != ZP_READ_OK)
+            return rc;
+    }
     data = p + h->header;
     if (h->code == 5 && h->n == 12) {
         if (strict && p[0] != 0xc7)     /* Go's ReadTime takes the ext8 header only */
