@@ -16,7 +16,7 @@ import zebrapack
 import zebrapack.arrow as zpa
 
 from support.engines import engine
-from support.memory import steady_growth
+from support.memory import needs_resident_size, steady_growth
 
 pa = engine("pyarrow")
 
@@ -85,7 +85,7 @@ def test_fuzz_corpus_replays_through_the_arrow_target(path):
     check_arrow(path.read_bytes())
 
 
-@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc")
+@needs_resident_size
 def test_readers_streams_and_batches_free_everything():
     schema = vector_schema("zp.z")
     good = vector_bytes(next(case for case in MANIFEST if case["name"] == "Compound_full")) * 50

@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable
 
 import pytest
-from support.memory import resident_bytes
+from support.memory import needs_resident_size, resident_bytes
 from support.vectors import VECTORS
 from support.decode_failures import FAILURES, ZP
 
@@ -84,6 +84,7 @@ def test_a_thousand_failing_encodes_leak_nothing() -> None:
     assert target == b"kept"
 
 
+@needs_resident_size
 def test_200000_decode_encode_cycles_leak_nothing() -> None:
     data = SMALL_VECTORS * (200_000 // len(SMALL_VECTORS))
     decode, encode = ZP.decode, ZP.encode

@@ -7,9 +7,24 @@ import ctypes
 import ctypes.util
 import gc
 from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 
 _libc_name = ctypes.util.find_library("c")
 _malloc_trim = getattr(ctypes.CDLL(_libc_name), "malloc_trim", None) if _libc_name else None
+
+
+def _address_sanitizer_loaded() -> bool:
+    maps = Path("/proc/self/maps")
+    return maps.exists() and "libasan" in maps.read_text()
+
+
+#: For tests that read leaks off the resident size: it needs /proc, and under the
+#: sanitizer build AddressSanitizer's quarantine keeps freed memory resident.
+needs_resident_size = pytest.mark.skipif(
+    not Path("/proc/self/statm").exists() or _address_sanitizer_loaded(),
+    reason="needs /proc, and no AddressSanitizer (its quarantine holds freed memory)")
 
 
 def resident_bytes() -> int:
