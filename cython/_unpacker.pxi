@@ -312,13 +312,15 @@ cdef extern from "zp_wire.h":
 #: mostly ASCII, and a non-ASCII one costs no str allocated in vain); longer ones are
 #: checked and copied in one pass (str_from_utf8).
 cdef Py_ssize_t ASCII_DIRECT_MAX = 256
-#: Up to this length a str of characters beyond Latin-1 is decoded by str_from_utf8 (its
-#: one allocation saves more than Python's decoder's growing buffer costs); longer
-#: ones by Python's decoder, whose loops over three- and four-byte characters are
-#: faster per byte than str_from_utf8's (measured: docs/performance.md, "Strings").
-cdef Py_ssize_t WIDE_DIRECT_MAX = 128
-#: The bytes of a long str looked at first, to guess its path (ASCII, Latin-1, wider):
-#: a wrong guess costs time, never correctness.
+#: Up to this length a str that is not ASCII is decoded by str_from_utf8: its one
+#: allocation saves more than Python's decoder's growing, widening and shrinking buffer
+#: costs. Longer ones go to Python's decoder, whose loops take fewer instructions a
+#: byte for three- and four-byte characters and less time for Latin-1 text, where
+#: ours mispredicts the branch between one- and two-byte characters (measured:
+#: docs/performance.md, "Strings").
+cdef Py_ssize_t UTF8_DIRECT_MAX = 64
+#: The bytes of a long str looked at first, to guess whether it is ASCII: a wrong guess
+#: costs time (a prefix copied in vain), never correctness.
 cdef enum:
     STR_PROBE = 32
 
@@ -334,28 +336,22 @@ cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
 
 
 cdef object str_from_utf8(const unsigned char *p, Py_ssize_t n):
-    """A str from n bytes of UTF-8 (zp_read.h): a long one tried as ASCII first, checked
-    and copied in one pass into a str of n characters; otherwise measured (its code
-    points and kind), then decoded and checked into a str of that length and kind;
-    long ones beyond Latin-1 are left to Python's decoder (WIDE_DIRECT_MAX). Bytes
-    that are not strict UTF-8 go to Python's decoder, which raises saying where and
-    why."""
+    """A str from n bytes of UTF-8 (zp_read.h): a long one that starts as ASCII is tried
+    as ASCII, checked and copied in one pass into a str of n characters; a short one is
+    measured (its code points and kind), then decoded and checked into a str of that
+    length and kind; the rest goes to Python's decoder (UTF8_DIRECT_MAX), as do bytes
+    that are not strict UTF-8, which it refuses saying where and why."""
     cdef int64_t chars
     cdef uint32_t maxchar = 0x7f
     cdef void *data
     cdef int rc
-    if n > ASCII_DIRECT_MAX and zp_is_ascii(p, STR_PROBE):    # starts as ASCII: tried as ASCII
+    if n > ASCII_DIRECT_MAX and zp_is_ascii(p, STR_PROBE):
         value = PyUnicode_New(n, 127)
         if zp_copy_ascii(<unsigned char *>PyUnicode_DATA(value), p, n) == n:
             return value
-    if n > WIDE_DIRECT_MAX:
-        # a start beyond Latin-1 foretells a long wide str: not measured in vain
-        zp_utf8_measure(p, STR_PROBE, &maxchar)
-        if maxchar > 0xff:
-            return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
-    chars = zp_utf8_measure(p, n, &maxchar)
-    if maxchar > 0xff and n > WIDE_DIRECT_MAX:
+    if n > UTF8_DIRECT_MAX:
         return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+    chars = zp_utf8_measure(p, n, &maxchar)
     value = PyUnicode_New(chars, maxchar)
     data = PyUnicode_DATA(value)
     if maxchar == 0xff:

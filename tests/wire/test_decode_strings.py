@@ -123,7 +123,7 @@ def test_random_bytes_decode_exactly_when_python_decodes_them(schema: zebrapack.
             assert schema.decode(field_s(payload), Text).S == expected
 
 
-@pytest.mark.parametrize("size", [126, 127, 128, 129, 130, 255, 256, 257])
+@pytest.mark.parametrize("size", [63, 64, 65, 66, 126, 127, 128, 129, 255, 256, 257])
 @pytest.mark.parametrize("wide", ["é", "日", "😀"])
 def test_strs_around_the_lengths_where_the_decoding_path_changes(schema: zebrapack.Schema, size: int,
                                                                   wide: str) -> None:
