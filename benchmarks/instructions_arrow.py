@@ -5,8 +5,8 @@
 
 The load-independent side of ``bench_arrow``'s section against Go: the same seeded
 ``A`` records, ``zebrapack.arrow.read(...).read_all()`` into a ``pyarrow.Table`` and
-``zebrapack.arrow.write`` of that table into a ``BytesIO`` (as ``bench_arrow`` times
-them), and tinylib/msgp's generated ``UnmarshalMsg`` (into a reused ``A`` and into new
+``zebrapack.arrow.write`` of that table into a new ``BytesIO`` and into one reused
+from its start (no growth: as Go's buffer; as ``bench_arrow`` times them), and tinylib/msgp's generated ``UnmarshalMsg`` (into a reused ``A`` and into new
 ones) and ``MarshalMsg`` (``zpeer msgp-bench``, ``_gobench``), each counted by valgrind's
 callgrind over one whole pass. Python runs as ``benchmarks.instructions`` runs it (each
 pass between two ``zlib.crc32`` calls, ``--dump-before=zlib_crc32``, after a first
@@ -37,13 +37,15 @@ from .instructions import ROOT, Count, _functions
 
 #: The passes, in the order each side runs them: (name, what it is).
 ZEBRAPACK_PASSES = (("read", "zebrapack.arrow.read(...).read_all()"),
-                    ("write", "zebrapack.arrow.write into a BytesIO"))
+                    ("write", "zebrapack.arrow.write into a BytesIO"),
+                    ("write-reused", "zebrapack.arrow.write into a reused BytesIO (no growth, as Go's buffer)"))
 GO_PASSES = (("unmarshal-reused", "Go UnmarshalMsg, into a reused A"),
              ("unmarshal-new", "Go UnmarshalMsg, into a new A each (kept)"),
              ("marshal", "Go MarshalMsg, into a reused buffer"))
 RATIOS = (("zebrapack.arrow.read / UnmarshalMsg into a reused A", "read", "unmarshal-reused", "≤ 0.4"),
           ("zebrapack.arrow.read / UnmarshalMsg into new A", "read", "unmarshal-new", ""),
-          ("zebrapack.arrow.write / MarshalMsg", "write", "marshal", "≤ 1.0"))
+          ("zebrapack.arrow.write / MarshalMsg", "write", "marshal", "≤ 1.0"),
+          ("zebrapack.arrow.write into a reused BytesIO / MarshalMsg", "write-reused", "marshal", "≤ 1.0"))
 
 
 def a_stream(count: int) -> bytes:
@@ -73,8 +75,17 @@ def _child(path: str) -> None:
         return out.getvalue()
     if write() != stream:
         raise AssertionError("zebrapack.arrow.write does not give back the records read")
+    sink = io.BytesIO()
+
+    def write_reused() -> None:
+        sink.seek(0)
+        zpa.write(table, sink, schema, "A")
+    write_reused()
+    with sink.getbuffer() as view:
+        if view != stream:
+            raise AssertionError("zebrapack.arrow.write into a reused BytesIO does not give back the records read")
     passes: dict[str, Callable[[], object]] = {"read": lambda: zpa.read(stream, schema, "A").read_all(),
-                                                "write": write}
+                                                "write": write, "write-reused": write_reused}
     for name, _ in ZEBRAPACK_PASSES:
         zlib.crc32(b"")
         passes[name]()

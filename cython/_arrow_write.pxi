@@ -2,8 +2,10 @@
 # Interface (PyCapsules from pyarrow, Polars, our own reader...) written as
 # records, row by row, straight from the Arrow buffers. One WCol per schema
 # field says how its column is read (the Arrow layout) and written (the plan's
-# kind, omission, key); rows are encoded without the GIL into a malloc'd buffer
-# and come back as chunks of bytes. Every row is written exactly as encode
+# kind, omission, key), and, compiled from both when the columns are built, the
+# op by which a struct writes its non-null values without a dispatch per value
+# (aw_struct_value). Rows are encoded without the GIL straight into the bytes
+# object of their chunk, sized from the batch's bound, and come back as chunks. Every row is written exactly as encode
 # writes the value decode would give for it, and refused where encode refuses
 # (an EncodeError naming the row and the column path).
 
@@ -15,9 +17,51 @@ cdef extern from "zp_arrow_write.h":
         unsigned char *data
         Py_ssize_t pos
         Py_ssize_t cap
-    int zp_out_room(zp_out *o, Py_ssize_t n) noexcept nogil
-    int zp_out_raw(zp_out *o, const void *p, Py_ssize_t n) noexcept nogil
+    enum:
+        ZP_LANE_ESCAPE
+        ZP_LANE_CONST
+        ZP_LANE_STR
+        ZP_LANE_BIN
+        ZP_LANE_I64
+        ZP_LANE_F64
+        ZP_LANE_BOOL
+        ZP_LANE_TIME
+    ctypedef struct zp_lane:
+        int op
+        bint escape
+        bint omit
+        bint large
+        const unsigned char *key
+        Py_ssize_t key_len
+        Py_ssize_t room_after
+        const uint8_t *validity
+        const unsigned char *data1
+        const unsigned char *data2
+        int64_t off
+        int64_t first
+        int64_t last
+        int64_t utf8_ok
+        int64_t imin
+        int64_t imax
+        int64_t per_second
+    Py_ssize_t zp_lane_value(const zp_lane *f, int64_t j, bint omit, unsigned char *p,
+                             const unsigned char *limit) noexcept nogil
+    Py_ssize_t zp_lanes_write(zp_lane **fields, Py_ssize_t k, Py_ssize_t n, int64_t at, unsigned char **pp,
+                              const unsigned char *limit, Py_ssize_t *count) noexcept nogil
+    int64_t zp_rows_write(zp_lane **fields, Py_ssize_t n, const unsigned char *name, Py_ssize_t name_len,
+                          bint with_name, Py_ssize_t room, const uint8_t *validity, int64_t off, int64_t r,
+                          int64_t stop, zp_out *out, Py_ssize_t chunk_bytes, int64_t *ends, Py_ssize_t ends_cap,
+                          Py_ssize_t *n_ends, int *full) noexcept nogil
+    unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
+    bint zp_all_valid(const uint8_t *bitmap, int64_t offset, int64_t length) noexcept nogil
+    void zp_split_timestamp(int64_t v, int64_t per_second, int64_t *seconds, uint32_t *nanos) noexcept nogil
     Py_ssize_t zp_duplicate_key(const unsigned char *base, const Py_ssize_t *spans, Py_ssize_t n) noexcept nogil
+
+cdef extern from "zp_write.h":
+    Py_ssize_t zp_store_f64_bits(unsigned char *p, uint64_t bits) noexcept nogil
+
+cdef extern from "zp_wire.h":
+    void aw_copy_short "zp_copy_short"(unsigned char *dst, const void *src, Py_ssize_t n) noexcept nogil
 
 
 cdef enum:
@@ -41,12 +85,30 @@ cdef enum:
     L_MAP           # +m
 
 cdef enum:
+    # ops: how a struct writes a field's non-null value (aw_struct_value), from its kind and layout
+    OP_GENERAL = 0  # aw_value: every kind and layout (nested values, dictionaries, views, raw bytes...)
+    OP_CONST        # W_CONST: the bytes compiled for a field without a column
+    OP_STR          # string from utf8 / large_utf8 (offsets)
+    OP_BIN          # []byte, [N]byte from binary / large_binary / fixed_size_binary
+    OP_I64          # a signed integer from an int64 column
+    OP_INT          # an integer from another integer column
+    OP_F64          # float64 from a float64 column
+    OP_FLOAT        # float32, float64 from another float or integer column
+    OP_BOOL
+    OP_TIME         # time.Time from a timestamp
+
+#: A string column's bytes are checked as UTF-8 in blocks of this many (aw_utf8_check).
+cdef int64_t UTF8_BLOCK = 1 << 16
+
+
+cdef enum:
     W_VALUE = 0     # a column of values
     W_CONST = 1     # a field without a column: its zero value's bytes (key included), or nothing
     W_RAW = 2       # msgpack bytes written verbatim (interface{}, named interfaces, recursive structs)
 
 
 cdef struct WCol:
+    zp_lane ln              # first: zp_lanes_write takes a struct's children as their lanes
     # what is written
     int how                 # W_VALUE, W_CONST, W_RAW
     int kind                # the plan kind of the value (pointers unwrapped)
@@ -64,12 +126,22 @@ cdef struct WCol:
     PyObject *field         # borrowed FieldPlan of a struct field (paths), or NULL
     PyObject *type_plan     # borrowed TypePlan (messages, raw checks)
     PyObject *struct_plan   # borrowed StructPlan of a struct value
-    const unsigned char *key        # the field's key as written (zid, or tag in msgp mode)
+    const unsigned char *key        # the field's key as written (zid, or tag in msgp mode); this and
+                                    # the other compiled bytes below are padded for zp_copy_words
     Py_ssize_t key_len
     const unsigned char *name_entry  # the struct's -1 entry, when written
     Py_ssize_t name_len
     const unsigned char *const_bytes # W_CONST: key + zero value (empty: omitted)
     Py_ssize_t const_len
+    # how a struct writes it (aw_struct_value), fixed when the columns are built
+    int op                  # OP_*
+    int field_op            # a struct's field: the op aw_struct_value writes it by when its lane leaves it
+                            # (OP_GENERAL for a deprecated field, whose writes are marked there)
+    bint omit_value         # omit, and not under a pointer: a zero non-null value is left out
+    Py_ssize_t header_size  # a struct: the room of its map header (zp_map_header_size)
+    Py_ssize_t room         # a struct: the bound of its fixed part (header, name, each field's key and
+                            # value of bounded size, and the slack of zp_copy_words)
+    Py_ssize_t room_after   # a struct's field: the bound of the fixed part after it, slack included
     # how it is read
     int layout
     int width               # bytes per value: integers, floats, fixed binary; N of fixed lists
@@ -81,16 +153,20 @@ cdef struct WCol:
     WCol *values             # L_DICT: the dictionary's values
     # bound for each batch
     ArrowArray *arr
+    int64_t off             # arr.offset
     const uint8_t *validity
     const unsigned char *data1
     const unsigned char *data2
     int64_t last            # L_BIN, L_LARGE_BIN: the last offset, the data buffer's extent
+    int64_t first           # L_BIN, L_LARGE_BIN: the first offset
+    bint utf8_bad           # a string column: invalid at ln.utf8_ok (aw_utf8_check)
     Py_ssize_t n_variadic
     ArrowArray *entries     # L_MAP: the entries struct
 
 
 cdef struct WriteCtx:
-    zp_out out
+    zp_out out              # in out_bytes, a bytes object of out.cap bytes, owned
+    PyObject *out_bytes
     bint msgp
     bint structnames
     bint fixext             # ext headers as the reference's EncodeMsg writes them (zp_store_ext_header)
@@ -109,6 +185,7 @@ cdef struct WriteCtx:
     Py_ssize_t ends_cap
     Py_ssize_t n_ends
     bint want_ends
+    bint rows_of_lanes      # the root struct's fields all have lanes, in a fixmap (zp_rows_write)
 
 
 # -- errors -----------------------------------------------------------------------
@@ -173,12 +250,30 @@ cdef int fail_oom(WriteCtx *ctx) except -1 nogil:
 
 # -- the output: room made in ctx.out, the msgpack stored there by zp_write.h ---------
 
+cdef int aw_grow(WriteCtx *ctx, Py_ssize_t n) except -1 nogil:
+    """Room for n more bytes: the chunk's bytes object resized (rarely: it is sized from
+    the batch's bound, aw_start_chunk)."""
+    cdef Py_ssize_t cap = ctx.out.cap * 2
+    if cap < ctx.out.pos + n:
+        cap = ctx.out.pos + n
+    with gil:
+        _PyBytes_Resize(&ctx.out_bytes, cap)     # (its only reference: resized in place or moved)
+        ctx.out.data = <unsigned char *>PyBytes_AS_STRING(<object>ctx.out_bytes)
+        ctx.out.cap = cap
+    return 0
+
+
 cdef inline unsigned char *aw_room(WriteCtx *ctx, Py_ssize_t n) except NULL nogil:
     """Where the next n bytes of output go (the room made)."""
-    if zp_out_room(&ctx.out, n):
-        fail_oom(ctx)
-        return NULL
+    if n > ctx.out.cap - ctx.out.pos:
+        aw_grow(ctx, n)
     return ctx.out.data + ctx.out.pos
+
+
+cdef unsigned char *aw_room_at(WriteCtx *ctx, unsigned char *p, Py_ssize_t n) except NULL nogil:
+    """aw_room for a writer that keeps its position in p (aw_struct_value): where p is now."""
+    ctx.out.pos = p - ctx.out.data
+    return aw_room(ctx, n)
 
 
 cdef inline int aw_put_byte(WriteCtx *ctx, unsigned char b) except -1 nogil:
@@ -188,25 +283,17 @@ cdef inline int aw_put_byte(WriteCtx *ctx, unsigned char b) except -1 nogil:
 
 
 cdef inline int aw_put_raw(WriteCtx *ctx, const void *p, Py_ssize_t n) except -1 nogil:
-    if zp_out_raw(&ctx.out, p, n):
-        return fail_oom(ctx)
-    return 0
-
-
-cdef inline int aw_put_signed(WriteCtx *ctx, int64_t v) except -1 nogil:
-    ctx.out.pos += zp_store_signed(aw_room(ctx, 9), v)
-    return 0
-
-
-cdef inline int aw_put_unsigned(WriteCtx *ctx, uint64_t v) except -1 nogil:
-    ctx.out.pos += zp_store_unsigned(aw_room(ctx, 9), v)
+    aw_room(ctx, n)
+    if n:
+        memcpy(ctx.out.data + ctx.out.pos, p, n)
+    ctx.out.pos += n
     return 0
 
 
 cdef int aw_put_header(WriteCtx *ctx, int family, int64_t n) except -1 nogil:
     """A str, bin, array or map header (zp_store_header), within msgpack's limit."""
     if n > ZP_MAX_LENGTH32:
-        return fail_nogil(ctx, "more than 2**32-1 elements or bytes: msgpack's limit")
+        return aw_fail_limit(ctx)
     ctx.out.pos += zp_store_header(aw_room(ctx, 5), family, n)
     return 0
 
@@ -262,16 +349,33 @@ cdef inline uint64_t aw_read_uint(WCol *c, int64_t at) noexcept nogil:
     return (<const uint64_t *>c.data1)[at]
 
 
+cdef inline int aw_offsets(WriteCtx *ctx, WCol *c, int64_t at, int64_t *start, int64_t *stop) except -1 nogil:
+    """Where binary value at (physical index) of a binary or large binary column starts and stops
+    in its data buffer: between its neighbours, inside the buffer (whose extent is the last offset)."""
+    if c.layout == L_BIN:
+        start[0] = (<const int32_t *>c.data1)[at]
+        stop[0] = (<const int32_t *>c.data1)[at + 1]
+    else:
+        start[0] = (<const int64_t *>c.data1)[at]
+        stop[0] = (<const int64_t *>c.data1)[at + 1]
+    if start[0] < 0 or stop[0] < start[0] or stop[0] > c.last:
+        return aw_fail_offsets(ctx)
+    return 0
+
+
+cdef int aw_fail_offsets(WriteCtx *ctx) except -1 nogil:
+    return fail_nogil(ctx, "offsets out of order or past the data buffer (invalid Arrow data)")
+
+
 cdef int aw_read_bytes(WriteCtx *ctx, WCol *c, int64_t i, const unsigned char **p, int64_t *n) except -1 nogil:
     """The bytes of a binary or string value (any of its layouts)."""
-    cdef int64_t at = i + c.arr.offset, start, stop, index, offset
+    cdef int64_t at = i + c.arr.offset, start = 0, stop = 0, index, offset
     cdef const unsigned char *view
-    if c.layout == L_BIN:
-        start = (<const int32_t *>c.data1)[at]
-        stop = (<const int32_t *>c.data1)[at + 1]
-    elif c.layout == L_LARGE_BIN:
-        start = (<const int64_t *>c.data1)[at]
-        stop = (<const int64_t *>c.data1)[at + 1]
+    if c.layout == L_BIN or c.layout == L_LARGE_BIN:
+        aw_offsets(ctx, c, at, &start, &stop)
+        p[0] = c.data2 + start
+        n[0] = stop - start
+        return 0
     elif c.layout == L_FIXED_BIN:
         p[0] = c.data1 + at * c.width
         n[0] = c.width
@@ -291,12 +395,6 @@ cdef int aw_read_bytes(WriteCtx *ctx, WCol *c, int64_t i, const unsigned char **
             return fail_nogil(ctx, "a binary view outside its data buffers (invalid Arrow data)")
         p[0] = <const unsigned char *>c.arr.buffers[2 + index] + offset
         return 0
-    # each value between its neighbours, inside the data buffer (whose extent is the last offset)
-    if start < 0 or stop < start or stop > c.last:
-        return fail_nogil(ctx, "offsets out of order or past the data buffer (invalid Arrow data)")
-    p[0] = c.data2 + start
-    n[0] = stop - start
-    return 0
 
 
 cdef int aw_list_range(WriteCtx *ctx, WCol *c, int64_t i, int64_t *start, int64_t *n) except -1 nogil:
@@ -343,32 +441,31 @@ cdef object _col_value(WCol *c, int64_t i):
 
 
 # -- writing values -----------------------------------------------------------------
+#
+# A value's rule is written once, as a store at p (room made by the caller) or as the
+# checked bytes of a binary value; aw_value (any value, its room made per value) and
+# aw_struct_value (a struct's fields, its room made once for the fixed part) use them.
 
 cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     """Value i of column c; 1 when written, 0 when omit left out a zero value."""
     cdef int kind = c.kind
+    cdef Py_ssize_t size
     if aw_is_null(c, i):
         return aw_null(ctx, c, omit)
-    if c.layout == L_DICT:
-        return aw_dictionary_value(ctx, c, i, omit)
     if c.ptr:
         omit = False            # a non-nil pointer is written whatever its value
+    if c.op == OP_STR or c.op == OP_BIN:
+        return aw_binary(ctx, c, i, omit)
+    if c.op != OP_GENERAL:      # the ops of bounded size
+        size = aw_store_bounded(ctx, c, c.op, i + c.off, omit, aw_room(ctx, 15))
+        ctx.out.pos += size
+        return size != 0
+    if c.layout == L_DICT:
+        return aw_dictionary_value(ctx, c, i, omit)
     if c.how == W_RAW:
         return aw_raw(ctx, c, i, omit)
     if kind == K_STRING or kind == K_BYTES or kind == K_BYTEARRAY:
         return aw_binary(ctx, c, i, omit)
-    if K_UINT <= kind <= K_INT64:
-        return aw_int(ctx, c, i, omit)
-    if kind == K_F64 or kind == K_F32:
-        return aw_float(ctx, c, i, omit)
-    if kind == K_BOOL:
-        if (c.data1[(i + c.arr.offset) >> 3] >> ((i + c.arr.offset) & 7)) & 1:
-            return aw_put_byte(ctx, ZP_TRUE) + 1
-        if omit:
-            return 0
-        return aw_put_byte(ctx, ZP_FALSE) + 1
-    if kind == K_TIME:
-        return aw_timestamp(ctx, c, i, omit)
     if kind == K_STRUCT:
         return aw_struct_value(ctx, c, i + c.arr.offset, ctx.structnames)
     if kind == K_SLICE or kind == K_ARRAY:
@@ -383,6 +480,119 @@ cdef int aw_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         return aw_number_value(ctx, c, i)
     with gil:
         raise AssertionError(f"no Arrow writer for plan kind {kind}")
+
+
+cdef inline Py_ssize_t aw_store_bounded(WriteCtx *ctx, WCol *c, int op, int64_t at, bint omit,
+                                        unsigned char *p) except -1 nogil:
+    """A non-null value of c, whose op (op) is of bounded size (at most 15 bytes), at p;
+    its size, 0 when omit left out a zero value."""
+    cdef Py_ssize_t size
+    if op == OP_INT:
+        return aw_store_int(ctx, c, at, omit, p)
+    if op == OP_FLOAT:
+        return aw_store_float(ctx, c, at, omit, p)
+    size = zp_lane_value(&c.ln, at, omit, p, p + 15)    # OP_I64, OP_F64, OP_BOOL, OP_TIME: its lane's
+    if size < 0:                                        # (an int64 outside the field's range)
+        return aw_fail_range(ctx, c, (<const int64_t *>c.data1)[at], 0)
+    return size
+
+
+cdef inline int aw_text_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, const unsigned char **src,
+                             int64_t *n) except -1 nogil:
+    """The bytes of string value at (physical index) of an OP_STR column (utf8, large_utf8),
+    checked as encode checks them (UTF-8, msgpack's limit): 1 to write them, 0 when omit
+    leaves an empty value out."""
+    cdef int64_t start = 0, stop = 0
+    cdef const unsigned char *d = c.data2
+    aw_offsets(ctx, c, at, &start, &stop)
+    src[0] = d + start
+    n[0] = stop - start
+    if stop == start:
+        return not omit
+    # inside the part of the data already checked, between two characters: valid
+    if not (start >= c.first and stop < c.ln.utf8_ok and d[start] & 0xc0 != 0x80 and d[stop] & 0xc0 != 0x80):
+        aw_utf8_check(ctx, c, start, stop)
+    if n[0] > ZP_MAX_LENGTH32:
+        return aw_fail_limit(ctx)
+    return 1
+
+
+cdef int aw_binary_span(WriteCtx *ctx, WCol *c, int64_t at, bint omit, const unsigned char **src,
+                        int64_t *n) except -1 nogil:
+    """The bytes of binary or string value at (physical index) of any layout, checked as
+    encode checks them ([N]byte's length, UTF-8, msgpack's limit): 1 to write them, 0
+    when omit leaves an empty value out."""
+    cdef int64_t start = 0, stop = 0
+    if c.op == OP_STR:
+        return aw_text_span(ctx, c, at, omit, src, n)
+    if c.layout == L_BIN or c.layout == L_LARGE_BIN:
+        aw_offsets(ctx, c, at, &start, &stop)
+        src[0] = c.data2 + start
+        n[0] = stop - start
+    elif c.layout == L_FIXED_BIN:
+        src[0] = c.data1 + at * c.width
+        n[0] = c.width
+    else:
+        aw_read_bytes(ctx, c, at - c.off, src, n)
+    if c.kind == K_BYTEARRAY and n[0] != c.length:
+        with gil:
+            return ctx_fail(ctx, f"expected {_go(c)}: {c.length} bytes, got {n[0]}")
+    if n[0] == 0:
+        return not omit
+    if c.kind == K_STRING and zp_utf8_invalid_at(<const uint8_t *>src[0], n[0]) >= 0:
+        return fail_nogil(ctx, "invalid UTF-8 in a string")
+    if n[0] > ZP_MAX_LENGTH32:
+        return aw_fail_limit(ctx)
+    return 1
+
+
+cdef int aw_fail_limit(WriteCtx *ctx) except -1 nogil:
+    return fail_nogil(ctx, "more than 2**32-1 elements or bytes: msgpack's limit")
+
+
+cdef int aw_utf8_check(WriteCtx *ctx, WCol *c, int64_t start, int64_t stop) except -1 nogil:
+    """String bytes data2[start:stop] (not empty) of an offsets column checked as UTF-8.
+    A column's data is checked once, in blocks from its first offset as its values come
+    (ln.utf8_ok: checked that far; utf8_bad: invalid there); a value inside the checked part
+    that starts and stops between characters (not on a continuation byte) is valid (a
+    cut of valid UTF-8 between characters is), any other is checked alone."""
+    cdef const unsigned char *d = c.data2
+    cdef int64_t end, bad
+    cdef int k
+    if not c.utf8_bad and start >= c.first and stop > c.ln.utf8_ok:
+        end = stop + UTF8_BLOCK if c.last - stop > UTF8_BLOCK else c.last
+        for k in range(3):          # the block ends between characters where it can
+            if end == stop or end == c.last or d[end] & 0xc0 != 0x80:
+                break
+            end -= 1
+        bad = zp_utf8_invalid_at(<const uint8_t *>d + c.ln.utf8_ok, end - c.ln.utf8_ok)
+        if bad < 0:
+            c.ln.utf8_ok = end
+        else:
+            c.ln.utf8_ok += bad
+            c.utf8_bad = True
+    if start >= c.first and stop <= c.ln.utf8_ok and d[start] & 0xc0 != 0x80 \
+            and (stop == c.ln.utf8_ok or d[stop] & 0xc0 != 0x80):
+        return 0
+    if zp_utf8_invalid_at(<const uint8_t *>d + start, stop - start) >= 0:
+        return fail_nogil(ctx, "invalid UTF-8 in a string")
+    return 0
+
+
+cdef int aw_binary(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
+    cdef const unsigned char *src = NULL
+    cdef int64_t n = 0
+    cdef unsigned char *p
+    if not aw_binary_span(ctx, c, i + c.off, omit, &src, &n):
+        return 0
+    p = aw_room(ctx, n + 5)
+    if c.kind == K_STRING:
+        ctx.out.pos += zp_store_str(p, src, n)
+    else:
+        p += zp_store_header(p, ZP_BIN, n)
+        aw_copy_short(p, src, n)
+        ctx.out.pos = p + n - ctx.out.data
+    return 1
 
 
 cdef int aw_null(WriteCtx *ctx, WCol *c, bint omit) except -1 nogil:
@@ -411,26 +621,9 @@ cdef int aw_dictionary_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) excep
     return aw_value(ctx, c.values, k, omit)
 
 
-cdef int aw_binary(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
-    cdef const unsigned char *p = NULL
-    cdef int64_t n = 0
-    aw_read_bytes(ctx, c, i, &p, &n)
-    if c.kind == K_BYTEARRAY and n != c.length:
-        with gil:
-            return ctx_fail(ctx, f"expected {_go(c)}: {c.length} bytes, got {n}")
-    if n == 0 and omit:
-        return 0
-    if c.kind == K_STRING:
-        if zp_utf8_invalid_at(<const uint8_t *>p, n) >= 0:
-            return fail_nogil(ctx, "invalid UTF-8 in a string")
-        aw_put_header(ctx, ZP_STR, n)
-    else:
-        aw_put_header(ctx, ZP_BIN, n)
-    return aw_put_raw(ctx, p, n) + 1
-
-
-cdef int aw_int(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
-    cdef int64_t at = i + c.arr.offset, v
+cdef Py_ssize_t aw_store_int(WriteCtx *ctx, WCol *c, int64_t at, bint omit, unsigned char *p) except -1 nogil:
+    """An integer column's value into an integer (9 bytes of room); 0 when omitted."""
+    cdef int64_t v
     cdef uint64_t u
     if c.src_signed:
         v = aw_read_int(c, at)
@@ -439,20 +632,20 @@ cdef int aw_int(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         if c.is_signed:
             if v < c.imin or v > c.imax:
                 return aw_fail_range(ctx, c, v, 0)
-            return aw_put_signed(ctx, v) + 1
+            return zp_store_signed(p, v)
         if v < 0 or <uint64_t>v > c.umax:
             return aw_fail_range(ctx, c, v, 0)
-        return aw_put_unsigned(ctx, <uint64_t>v) + 1
+        return zp_store_unsigned(p, <uint64_t>v)
     u = aw_read_uint(c, at)
     if u == 0 and omit:
         return 0
     if c.is_signed:
         if u > <uint64_t>c.imax:
             return aw_fail_range(ctx, c, 0, u)
-        return aw_put_signed(ctx, <int64_t>u) + 1
+        return zp_store_signed(p, <int64_t>u)
     if u > c.umax:
         return aw_fail_range(ctx, c, 0, u)
-    return aw_put_unsigned(ctx, u) + 1
+    return zp_store_unsigned(p, u)
 
 
 cdef int aw_fail_range(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u) except -1 nogil:
@@ -475,8 +668,11 @@ cdef double aw_half_to_double(uint16_t h) noexcept nogil:
     return -value if h & 0x8000 else value
 
 
-cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
-    cdef int64_t at = i + c.arr.offset, v = 0
+cdef Py_ssize_t aw_store_float(WriteCtx *ctx, WCol *c, int64_t at, bint omit,
+                               unsigned char *p) except -1 nogil:
+    """A float or integer column's value into a float32 or float64 (9 bytes of room); 0
+    when omitted (positive zero only)."""
+    cdef int64_t v = 0
     cdef uint64_t u = 0
     cdef double d
     cdef uint32_t bits = 0
@@ -485,8 +681,7 @@ cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
         bits = (<const uint32_t *>c.data1)[at]        # float32 to float32: the bits as they are
         if bits == 0 and omit:
             return 0
-        ctx.out.pos += zp_store_f32_bits(aw_room(ctx, 5), bits)
-        return 1
+        return zp_store_f32_bits(p, bits)
     if c.layout == L_FLOAT:
         if c.width == 8:
             d = (<const double *>c.data1)[at]
@@ -507,30 +702,19 @@ cdef int aw_float(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
     if omit and d == 0.0 and not signbit(d):
         return 0
     if c.kind == K_F64:
-        ctx.out.pos += zp_store_f64(aw_room(ctx, 9), d)
-        return 1
+        return zp_store_f64(p, d)       # (a float64 column is OP_F64's, written as its bits)
     if not exact_source and not zp_double_fits_f32(d):
         return aw_fail_inexact(ctx, c, v, u, not c.src_signed)
     if zp_f32_bits_from_double(d, &bits) < 0:
         with gil:
             return ctx_fail(ctx, f"{d!r} overflows {_go(c)}")
-    ctx.out.pos += zp_store_f32_bits(aw_room(ctx, 5), bits)
-    return 1
+    return zp_store_f32_bits(p, bits)
 
 
 cdef int aw_fail_inexact(WriteCtx *ctx, WCol *c, int64_t v, uint64_t u, bint unsigned) except -1 nogil:
     with gil:
         value = <object>u if unsigned else <object>v
         return ctx_fail(ctx, f"{value} is not exactly a {_go(c)}")
-
-
-cdef int aw_timestamp(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
-    cdef int64_t v = (<const int64_t *>c.data1)[i + c.arr.offset]
-    cdef int64_t seconds = zp_floor_div(v, c.per_second)
-    cdef uint32_t nanos = <uint32_t>((v - seconds * c.per_second) * (1000000000 // c.per_second))
-    if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
-        return 0
-    return aw_put_time(ctx, seconds, nanos) + 1
 
 
 cdef int aw_complex_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 nogil:
@@ -722,48 +906,116 @@ cdef int aw_map_value(WriteCtx *ctx, WCol *c, int64_t i, bint omit) except -1 no
 
 cdef int aw_struct_value(WriteCtx *ctx, WCol *c, int64_t at, bint with_name) except -1 nogil:
     """The struct whose fields are at index ``at`` of their columns: fields in write
-    order under a map header sized for the fields actually written."""
-    cdef Py_ssize_t header_pos, header_size, count = 0, key_pos, k
+    order under a map header sized for the fields actually written. Room for the fixed
+    part (c.room) is made once; a string or binary value makes room for its bytes, a
+    field written by aw_value for the fixed part after it (room_after)."""
+    cdef Py_ssize_t header_pos, count = 0, k, size, key_pos
+    cdef unsigned char *p
+    cdef unsigned char *key_at
+    cdef const unsigned char *src = NULL
     cdef WCol *f
-    cdef int written
-    header_size = zp_map_header_size(c.n_children + with_name)
-    aw_room(ctx, header_size)
+    cdef int64_t j, n = 0
+    cdef int op, written
+    cdef zp_step *step
+    aw_room(ctx, c.room)
     header_pos = ctx.out.pos
-    ctx.out.pos += header_size
+    p = ctx.out.data + header_pos + c.header_size
     if with_name:
-        aw_put_raw(ctx, c.name_entry, c.name_len)
+        p = zp_copy_words(p, c.name_entry, c.name_len)
         count += 1
     aw_enter(ctx, c, ZP_STEP_FIELD)
-    for k in range(c.n_children):
+    step = &ctx.path[c.level]
+    k = 0
+    while True:
+        # the fields of lanes, until one the lanes leave here
+        k = zp_lanes_write(<zp_lane **>c.children, k, c.n_children, at, &p, ctx.out.data + ctx.out.cap, &count)
+        if k >= c.n_children:
+            break
         f = c.children[k]
-        ctx.path[c.level].ref = f
-        if f.how == W_CONST:
+        k += 1
+        step.ref = f
+        op = f.field_op
+        if op == OP_CONST:
             if f.const_len:
-                aw_put_raw(ctx, f.const_bytes, f.const_len)
+                p = zp_copy_words(p, f.const_bytes, f.const_len)
                 count += 1
                 if f.deprecated:
                     f.deprecated_written = True
             continue
-        key_pos = ctx.out.pos
-        aw_put_raw(ctx, f.key, f.key_len)
-        written = aw_value(ctx, f, at, f.omit)
-        if written:
-            count += 1
+        j = at + f.off
+        if f.validity != NULL and not (f.validity[j >> 3] >> (j & 7)) & 1:
+            op = OP_GENERAL         # a null, as aw_value writes it
+        key_at = p
+        p = zp_copy_words(p, f.key, f.key_len)
+        if op == OP_STR:
+            if not aw_text_span(ctx, f, j, f.omit_value, &src, &n):
+                p = key_at
+                continue
+            if n > ctx.out.cap - (p - ctx.out.data) - 5 - f.room_after:
+                p = aw_room_at(ctx, p, n + 5 + f.room_after)
+            p += zp_store_str(p, src, n)
+        elif op == OP_BIN:
+            if not aw_binary_span(ctx, f, j, f.omit_value, &src, &n):
+                p = key_at
+                continue
+            if n > ctx.out.cap - (p - ctx.out.data) - 5 - f.room_after:
+                p = aw_room_at(ctx, p, n + 5 + f.room_after)
+            p += zp_store_header(p, ZP_BIN, n)
+            aw_copy_short(p, src, n)
+            p += n
+        elif op == OP_GENERAL:
+            key_pos = key_at - ctx.out.data
+            ctx.out.pos = p - ctx.out.data
+            written = aw_value(ctx, f, at, f.omit)
+            if not written:
+                ctx.out.pos = key_pos
+            p = aw_room(ctx, f.room_after)
+            if not written:
+                continue
             if f.deprecated:
                 f.deprecated_written = True
         else:
-            ctx.out.pos = key_pos
+            # each op's store inlined with its constant: no second dispatch
+            if op == OP_I64:
+                size = aw_store_bounded(ctx, f, OP_I64, j, f.omit_value, p)
+            elif op == OP_F64:
+                size = aw_store_bounded(ctx, f, OP_F64, j, f.omit_value, p)
+            elif op == OP_BOOL:
+                size = aw_store_bounded(ctx, f, OP_BOOL, j, f.omit_value, p)
+            elif op == OP_TIME:
+                size = aw_store_bounded(ctx, f, OP_TIME, j, f.omit_value, p)
+            elif op == OP_INT:
+                size = aw_store_bounded(ctx, f, OP_INT, j, f.omit_value, p)
+            else:
+                size = aw_store_bounded(ctx, f, OP_FLOAT, j, f.omit_value, p)
+            if size == 0:
+                p = key_at
+                continue
+            p += size
+        count += 1
     aw_leave(ctx, c)
-    ctx.out.pos = zp_close_map(ctx.out.data, header_pos, header_size, ctx.out.pos, count)
+    ctx.out.pos = zp_close_map(ctx.out.data, header_pos, c.header_size, p - ctx.out.data, count)
     return 1
 
 
 cdef int aw_encode_rows(WriteCtx *ctx, WCol *root, int64_t start, int64_t stop, Py_ssize_t chunk_bytes,
                      int64_t row_base, int64_t *done) except -1 nogil:
-    """Rows start.. of the bound batch, until stop or until the output holds chunk_bytes."""
-    cdef int64_t r
+    """Rows start.. of the bound batch, until stop or until the output holds chunk_bytes:
+    runs of them by zp_rows_write where the root's fields all have lanes, the rows it
+    leaves (and all the others) one by one."""
+    cdef int64_t r = start
     cdef int64_t *ends
-    for r in range(start, stop):
+    cdef int full = 0
+    while r < stop:
+        if ctx.rows_of_lanes:
+            r = zp_rows_write(<zp_lane **>root.children, root.n_children, root.name_entry, root.name_len,
+                              ctx.structnames, root.room, root.ln.validity, root.off, r, stop, &ctx.out,
+                              chunk_bytes, ctx.ends if ctx.want_ends else NULL, ctx.ends_cap, &ctx.n_ends, &full)
+            if full:
+                done[0] = r
+                return 0
+            if r >= stop:
+                break
         ctx.row = row_base + r
         ctx.depth = 0
         ctx.spans_top = 0
@@ -779,8 +1031,9 @@ cdef int aw_encode_rows(WriteCtx *ctx, WCol *root, int64_t start, int64_t stop, 
                 ctx.ends_cap = ctx.ends_cap * 2 + 1024
             ctx.ends[ctx.n_ends] = ctx.out.pos
             ctx.n_ends += 1
+        r += 1
         if ctx.out.pos >= chunk_bytes:
-            done[0] = r + 1
+            done[0] = r
             return 0
     done[0] = stop
     return 0
@@ -987,6 +1240,9 @@ cdef int _bind_binary(WCol *c, ArrowArray *arr, str path) except -1:
             _invalid(path, f"a binary array of {last} bytes without its data buffer")
         c.data2 = _NO_BYTES
     c.last = last
+    c.first = first
+    c.ln.utf8_ok = first           # nothing checked yet (aw_utf8_check)
+    c.utf8_bad = False
     return 0
 
 
@@ -1051,6 +1307,8 @@ cdef class ArrowRecordEncoder:
         self.ctx.max_depth = codec.max_depth
         self.ctx.root_name = <PyObject *>self.plan.name
         self.ctx.codec = <PyObject *>codec
+        self.ctx.rows_of_lanes = self.root.header_size == 1 and all(
+            not self.root.children[k].ln.escape for k in range(self.root.n_children))
         self.ctx.path = <zp_step *>calloc(self.max_level + 2, sizeof(zp_step))
         if self.ctx.path == NULL:
             raise MemoryError()
@@ -1063,7 +1321,7 @@ cdef class ArrowRecordEncoder:
             free(self.cols[k])
         free(self.cols)
         free(self.ctx.path)
-        free(self.ctx.out.data)
+        Py_XDECREF(self.ctx.out_bytes)
         free(self.ctx.ends)
         free(self.ctx.spans)
 
@@ -1091,8 +1349,10 @@ cdef class ArrowRecordEncoder:
         return c
 
     cdef const unsigned char *_borrow(self, bytes data):
-        self.keep.append(data)
-        return <const unsigned char *>PyBytes_AS_STRING(data)
+        """data's bytes, kept, padded for zp_copy_words."""
+        padded = data + bytes(8)
+        self.keep.append(padded)
+        return <const unsigned char *>PyBytes_AS_STRING(padded)
 
     cdef int _children(self, WCol *c, Py_ssize_t n) except -1:
         c.children = <WCol **>calloc(max(n, 1), sizeof(WCol *))
@@ -1143,16 +1403,39 @@ cdef class ArrowRecordEncoder:
                 f.key_len = len(key)
             else:
                 f = self._new_col(W_CONST, fp.type.kind, c.level + 1)
+                f.op = OP_CONST
+                f.field_op = OP_CONST
+                f.ln.op = ZP_LANE_CONST
                 c.arrow_index[k] = -1
                 zero = self._zero_field(fp, inlined)
                 f.const_bytes = self._borrow(zero)
                 f.const_len = len(zero)
             f.field = <PyObject *>fp
             f.omit = _omits(fp, self.msgp, inlined)
+            f.omit_value = f.omit and not f.ptr
+            if f.how != W_CONST:
+                f.field_op = OP_GENERAL if fp.deprecated else f.op
+                f.ln.key = f.key
+                f.ln.key_len = f.key_len
+            else:
+                f.ln.key = f.const_bytes
+                f.ln.key_len = f.const_len
+            f.ln.omit = f.omit_value
+            f.ln.escape = f.ln.escape or fp.deprecated
             f.deprecated = fp.deprecated
             if fp.deprecated:
                 self.deprecated.append((sp, fp, <Py_ssize_t>f))
             c.children[k] = f
+        # the bounds aw_struct_value makes room by: the 8 bytes of slack, then each
+        # field's fixed part, from the last
+        after = 8
+        for k in reversed(range(c.n_children)):
+            f = c.children[k]
+            f.room_after = after
+            f.ln.room_after = after
+            after += f.const_len if f.how == W_CONST else f.key_len + _VALUE_ROOM[f.field_op]
+        c.header_size = zp_map_header_size(c.n_children + self.structnames)
+        c.room = c.header_size + (c.name_len if self.structnames else 0) + after
         return 0
 
     cdef bytes _zero_field(self, FieldPlan fp, bint inlined):
@@ -1191,7 +1474,18 @@ cdef class ArrowRecordEncoder:
 
     cdef WCol *_build_value(self, TypePlan t, _ArrowType node, str path, Py_ssize_t level,
                            bint time_field) except NULL:
-        """The WCol of a value of type t read from the Arrow column node."""
+        """The WCol of a value of type t read from the Arrow column node, with its op."""
+        cdef WCol *c = self._build_column(t, node, path, level, time_field)
+        c.op = _op(c)
+        c.ln.op = _lane_op(c)
+        c.ln.escape = c.ln.op == ZP_LANE_ESCAPE
+        c.ln.large = c.layout == L_LARGE_BIN
+        c.ln.imin, c.ln.imax, c.ln.per_second = c.imin, c.imax, c.per_second
+        return c
+
+    cdef WCol *_build_column(self, TypePlan t, _ArrowType node, str path, Py_ssize_t level,
+                            bint time_field) except NULL:
+        """The WCol of a value of type t read from the Arrow column node: its layout and kind."""
         cdef bint ptr = False
         cdef WCol *c
         cdef int kind
@@ -1358,6 +1652,17 @@ cdef class ArrowRecordEncoder:
     # -- binding a batch -------------------------------------------------------------
 
     cdef int _bind(self, WCol *c, ArrowArray *arr, int64_t need, str path) except -1:
+        """_bind_column, then c's lane pointed at the same buffers."""
+        self._bind_column(c, arr, need, path)
+        c.ln.data1, c.ln.data2, c.ln.off = c.data1, c.data2, c.off
+        c.ln.first, c.ln.last = c.first, c.last
+        # a bitmap that holds no null (counted: a null count is the producer's word) is not read
+        c.ln.validity = c.validity
+        if c.validity != NULL and zp_all_valid(c.validity, arr.offset, arr.length):
+            c.ln.validity = NULL
+        return 0
+
+    cdef int _bind_column(self, WCol *c, ArrowArray *arr, int64_t need, str path) except -1:
         """Point c (and its children) at arr, checking everything the layout reads against
         what arr says it holds (no producer is trusted: its buffers' extents follow from its
         length and offset, and from the last offset of a binary column); ``need``: how many
@@ -1367,6 +1672,7 @@ cdef class ArrowRecordEncoder:
         cdef int layout = c.layout
         _check_array(arr, need, path)
         c.arr = arr
+        c.off = arr.offset
         buffers = {L_NULL: 0, L_BOOL: 2, L_INT: 2, L_FLOAT: 2, L_TIMESTAMP: 2, L_BIN: 3, L_LARGE_BIN: 3,
                    L_VIEW_BIN: 3, L_FIXED_BIN: 2, L_DICT: 2, L_LIST: 2, L_LARGE_LIST: 2, L_LIST_VIEW: 3,
                    L_LARGE_LIST_VIEW: 3, L_FIXED_LIST: 1, L_STRUCT: 1, L_MAP: 2}[layout]
@@ -1444,17 +1750,60 @@ cdef class ArrowRecordEncoder:
         if batch is not self._bound:
             self.bind(batch)
         stop = arr.length
-        self.ctx.out.pos = 0
+        self._start_chunk(start, stop, chunk_bytes)
         self.ctx.n_ends = 0
         self.ctx.want_ends = want_ends
-        with nogil:
-            aw_encode_rows(&self.ctx, self.root, start, stop, chunk_bytes, row_base, &done)
+        try:
+            with nogil:
+                aw_encode_rows(&self.ctx, self.root, start, stop, chunk_bytes, row_base, &done)
+            _PyBytes_Resize(&self.ctx.out_bytes, self.ctx.out.pos)
+            data = <bytes>self.ctx.out_bytes
+        finally:
+            Py_XDECREF(self.ctx.out_bytes)      # (data holds the chunk's)
+            self.ctx.out_bytes = NULL
         self._warn_deprecated()
-        data = PyBytes_FromStringAndSize(<const char *>self.ctx.out.data, self.ctx.out.pos)
         ends = None
         if want_ends:
             ends = PyBytes_FromStringAndSize(<const char *>self.ctx.ends, self.ctx.n_ends * sizeof(int64_t))
         return data, done, ends
+
+    cdef int _start_chunk(self, int64_t start, int64_t stop, Py_ssize_t chunk_bytes) except -1:
+        """The bytes object the chunk's records are written into, sized from the batch's
+        bound: the root struct's fixed part a row and the bytes of its binary columns
+        between the rows' offsets; at most about chunk_bytes (the chunk stops after the
+        record that reaches it) and one record's bound beyond. The few writes past it
+        (values nested in lists, maps, structs) grow it (aw_grow)."""
+        cdef WCol *root = self.root
+        cdef WCol *f
+        cdef Py_ssize_t k, cap
+        cdef int64_t rows = stop - start if stop > start else 0, bound, part
+        cdef int64_t most = chunk_bytes + root.room + (1 << 16)
+        bound = rows * root.room if rows < most // root.room + 1 else most
+        for k in range(root.n_children):
+            f = root.children[k]
+            if bound >= most or (f.op != OP_STR and f.op != OP_BIN) or rows == 0:
+                continue
+            if f.layout == L_FIXED_BIN:
+                part = rows * f.width if rows < most // (f.width + 1) + 1 else most
+            elif f.layout == L_BIN:     # (a struct's children are indexed by its physical index)
+                part = (<const int32_t *>f.data1)[stop + root.off + f.off] \
+                    - (<const int32_t *>f.data1)[start + root.off + f.off]
+            elif f.layout == L_LARGE_BIN:
+                part = (<const int64_t *>f.data1)[stop + root.off + f.off] \
+                    - (<const int64_t *>f.data1)[start + root.off + f.off]
+            else:
+                continue
+            # (offsets are checked value by value as they are written: here only sizes)
+            bound += part if 0 <= part <= f.last - f.first else f.last - f.first
+        cap = <Py_ssize_t>(bound if bound < most else most)
+        self.ctx.out_bytes = NULL
+        out = PyBytes_FromStringAndSize(NULL, cap)
+        self.ctx.out.data = <unsigned char *>PyBytes_AS_STRING(out)
+        self.ctx.out.cap = cap
+        self.ctx.out.pos = 0
+        Py_INCREF(out)
+        self.ctx.out_bytes = <PyObject *>out
+        return 0
 
     cdef int _warn_deprecated(self) except -1:
         cdef WCol *c
@@ -1464,6 +1813,45 @@ cdef class ArrowRecordEncoder:
                 self.warned.add(address)
                 warn_deprecated(<StructPlan>sp, <FieldPlan>fp)
         return 0
+
+
+#: The most bytes a value of each op takes beside its key, but for a string's or binary's bytes
+#: (OP_GENERAL: none counted, aw_value makes its own room).
+cdef dict _VALUE_ROOM = {OP_GENERAL: 0, OP_STR: 5, OP_BIN: 5, OP_I64: 9, OP_INT: 9, OP_F64: 9, OP_FLOAT: 9,
+                         OP_BOOL: 1, OP_TIME: 15}
+
+
+cdef int _lane_op(WCol *c):
+    """The lane of c's values (zp_lane_value), or ZP_LANE_ESCAPE."""
+    if c.op == OP_STR:
+        return ZP_LANE_STR
+    if c.op == OP_BIN and c.kind == K_BYTES and (c.layout == L_BIN or c.layout == L_LARGE_BIN):
+        return ZP_LANE_BIN
+    return {OP_I64: ZP_LANE_I64, OP_F64: ZP_LANE_F64, OP_BOOL: ZP_LANE_BOOL, OP_TIME: ZP_LANE_TIME}.get(
+        c.op, ZP_LANE_ESCAPE)
+
+
+cdef int _op(WCol *c):
+    """How a struct writes c's non-null values (aw_struct_value): an op of its own for
+    each kind and layout of bounded work, OP_GENERAL (aw_value) for the others."""
+    cdef int kind = c.kind, layout = c.layout
+    if c.how != W_VALUE:
+        return OP_GENERAL
+    if kind == K_STRING and (layout == L_BIN or layout == L_LARGE_BIN):
+        return OP_STR
+    if (kind == K_BYTES or kind == K_BYTEARRAY) and (layout == L_BIN or layout == L_LARGE_BIN or layout == L_FIXED_BIN):
+        return OP_BIN
+    if K_UINT <= kind <= K_INT64 and layout == L_INT:
+        return OP_I64 if c.src_signed and c.width == 8 and c.is_signed else OP_INT
+    if kind == K_F64 and layout == L_FLOAT and c.width == 8:
+        return OP_F64
+    if (kind == K_F32 or kind == K_F64) and (layout == L_FLOAT or layout == L_INT):
+        return OP_FLOAT
+    if kind == K_BOOL and layout == L_BOOL:
+        return OP_BOOL
+    if kind == K_TIME and layout == L_TIMESTAMP:
+        return OP_TIME
+    return OP_GENERAL
 
 
 cdef inline bint _omits(FieldPlan fp, bint msgp, bint inlined):
