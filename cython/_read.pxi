@@ -65,6 +65,11 @@ cdef extern from "zp_read.h":
     int zp_read_struct_key(const unsigned char *p, int64_t left, zp_head *h, uint64_t *wide) noexcept nogil
     int64_t zp_find_name(const zp_name *names, size_t stride, int64_t count, const unsigned char *text, int64_t n,
                          int64_t hint) noexcept nogil
+    int64_t zp_copy_ascii(unsigned char *out, const unsigned char *s, int64_t n) noexcept nogil
+    int64_t zp_utf8_measure(const unsigned char *s, int64_t n, uint32_t *maxchar) noexcept nogil
+    int zp_utf8_decode_ucs1(const unsigned char *s, int64_t n, uint8_t *out, int64_t chars) noexcept nogil
+    int zp_utf8_decode_ucs2(const unsigned char *s, int64_t n, uint16_t *out, int64_t chars) noexcept nogil
+    int zp_utf8_decode_ucs4(const unsigned char *s, int64_t n, uint32_t *out, int64_t chars) noexcept nogil
     void zp_skip_message(char *out, size_t size, int rc, const zp_skipper *s, int64_t end, int64_t max_depth,
                          int64_t depth) noexcept nogil
     void zp_short_message(char *out, size_t size, int64_t needed, int64_t left) noexcept nogil

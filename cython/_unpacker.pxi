@@ -276,7 +276,7 @@ cdef object read_fixstr_key(Reader *r):
         return key
     zp_load_padded16(p, n, r.end - r.pos - 1, &lo, &hi)
     if (lo | hi) & 0x8080808080808080ULL:
-        key = PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+        key = _str_from_utf8(p, n)
         r.pos += 1 + n
         return key
     # two slots per key (an even-odd pair): keys that hash alike do not evict each other
@@ -308,19 +308,68 @@ cdef extern from "zp_wire.h":
     int zp_is_ascii(const unsigned char *p, Py_ssize_t n) noexcept nogil
     int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) noexcept nogil
 
-#: Up to this length an ASCII str is checked, then copied (two passes); longer ones
-#: go to the UTF-8 decoder (one pass, with its own ASCII fast path).
+#: Up to this length an ASCII str is checked, then copied (two passes: short ones are
+#: mostly ASCII, and a non-ASCII one costs no str allocated in vain); longer ones are
+#: checked and copied in one pass (str_from_utf8).
 cdef Py_ssize_t ASCII_DIRECT_MAX = 256
+#: Up to this length a str that is not ASCII is decoded by str_from_utf8: its one
+#: allocation saves more than Python's decoder's growing, widening and shrinking buffer
+#: costs. Longer ones go to Python's decoder, whose loops take fewer instructions a
+#: byte for three- and four-byte characters and less time for Latin-1 text, where
+#: ours mispredicts the branch between one- and two-byte characters (measured:
+#: docs/performance.md, "Strings").
+cdef Py_ssize_t UTF8_DIRECT_MAX = 64
+#: The bytes of a long str looked at first, to guess whether it is ASCII: a wrong guess
+#: costs time (a prefix copied in vain), never correctness.
+cdef enum:
+    STR_PROBE = 32
 
 
 cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
     """A str from UTF-8 bytes: short ASCII copied straight into a new compact str, the
-    rest decoded (and checked) by Python's UTF-8 decoder."""
+    rest built by str_from_utf8."""
     if n <= ASCII_DIRECT_MAX and zp_is_ascii(p, n):
         value = PyUnicode_New(n, 127)
-        memcpy(PyUnicode_DATA(value), p, n)
+        zp_copy_short(<unsigned char *>PyUnicode_DATA(value), p, n)     # up to 16 bytes without a call
         return value
-    return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+    return _str_from_utf8(p, n)
+
+
+cdef object str_from_utf8(const unsigned char *p, Py_ssize_t n):
+    """A str from n bytes of UTF-8 (zp_read.h): a long one that starts as ASCII is tried
+    as ASCII, checked and copied in one pass into a str of n characters; a short one is
+    measured (its code points and kind), then decoded and checked into a str of that
+    length and kind; the rest goes to Python's decoder (UTF8_DIRECT_MAX), as do bytes
+    that are not strict UTF-8, which it refuses saying where and why."""
+    cdef int64_t chars
+    cdef uint32_t maxchar = 0x7f
+    cdef void *data
+    cdef int rc
+    if n > ASCII_DIRECT_MAX and zp_is_ascii(p, STR_PROBE):
+        value = PyUnicode_New(n, 127)
+        if zp_copy_ascii(<unsigned char *>PyUnicode_DATA(value), p, n) == n:
+            return value
+    if n > UTF8_DIRECT_MAX:
+        return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+    chars = zp_utf8_measure(p, n, &maxchar)
+    value = PyUnicode_New(chars, maxchar)
+    data = PyUnicode_DATA(value)
+    if maxchar == 0xff:
+        rc = zp_utf8_decode_ucs1(p, n, <uint8_t *>data, chars)
+    elif maxchar == 0xffff:
+        rc = zp_utf8_decode_ucs2(p, n, <uint16_t *>data, chars)
+    elif maxchar == 0x10ffff:
+        rc = zp_utf8_decode_ucs4(p, n, <uint32_t *>data, chars)
+    else:
+        memcpy(data, p, n)
+        rc = 0
+    if rc < 0:
+        return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+    return value
+
+# Called through a pointer: make_str, in line in every string reader, stays small.
+cdef object (*_str_from_utf8)(const unsigned char *, Py_ssize_t)
+_str_from_utf8 = str_from_utf8
 
 
 cdef object read_str(Reader *r, TypePlan t, unsigned char b):
@@ -373,23 +422,32 @@ cdef object read_time(Reader *r, bint field_level):
     return make_time(seconds, nanos, field_level)
 
 
+cdef object (*_read_time)(Reader *, bint)
+_read_time = read_time
+
+
 @cython.cdivision(True)    # C division: second_of_day and nanos are never negative here
 cdef object make_time(int64_t seconds, int64_t nanos, bint field_level):
     """A datetime (a Timestamp below the microsecond), or a GoTime outside the years 1-9999."""
-    cdef int year, month, day
-    cdef int64_t days, second_of_day
+    cdef int year, month, day, hour, minute, second, micros
+    cdef uint64_t since_min, days, second_of_day
     if field_level and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
         return None
     if seconds < ZP_MIN_SECONDS or seconds > ZP_MAX_SECONDS:
         return _GoTime(seconds, nanos)
-    days = zp_floor_div(seconds, 86400)
-    second_of_day = seconds - days * 86400
-    zp_civil_from_days(days, &year, &month, &day)
-    if nanos % 1000 == 0:
-        return datetime_new(year, month, day, second_of_day // 3600, (second_of_day // 60) % 60,
-                            second_of_day % 60, nanos // 1000, _UTC)
-    return _Timestamp(year, month, day, second_of_day // 3600, (second_of_day // 60) % 60,
-                      second_of_day % 60, nanos // 1000, _UTC, nanosecond=nanos % 1000)
+    # from year 1's first second (a whole day before 1970): unsigned divisions, no flooring
+    since_min = <uint64_t>(seconds - ZP_MIN_SECONDS)
+    days = since_min // 86400
+    second_of_day = since_min - days * 86400
+    zp_civil_from_days(<int64_t>days + ZP_MIN_SECONDS // 86400, &year, &month, &day)
+    hour = <int>(second_of_day // 3600)
+    second = <int>(second_of_day - <uint64_t>hour * 3600)
+    minute = second // 60
+    second -= minute * 60
+    micros = <int>(nanos // 1000)
+    if nanos == <int64_t>micros * 1000:
+        return datetime_new(year, month, day, hour, minute, second, micros, _UTC)
+    return _Timestamp(year, month, day, hour, minute, second, micros, _UTC, nanosecond=nanos - <int64_t>micros * 1000)
 
 
 # -- ext ------------------------------------------------------------------------
@@ -407,33 +465,93 @@ cdef object read_ext(Reader *r, TypePlan t, unsigned char b):
 
 # -- containers -----------------------------------------------------------------
 
+cdef enum:
+    # read_list's runs: the item kinds it reads without read_value's dispatch
+    RUN_NONE = 0
+    RUN_INTEGER = 1
+    RUN_F64 = 2
+    RUN_STRING = 3
+    RUN_BYTES = 4
+    RUN_TIME = 5
+    RUN_STRUCT = 6
+
+
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
+    """A slice or array. The item kind is looked at once, not per item: integers,
+    float64, strings and []byte (or pointers to them) are read in line in their own
+    encodings, times and structs by their readers without read_value's dispatch, and a
+    nil item is the element's shared zero (None for a pointer) when it costs nothing;
+    every other item, and every encoding a run does not take (the other family,
+    lenient crossings, truncation and errors), goes to read_value."""
     cdef Py_ssize_t n = array_count(r)
-    cdef Py_ssize_t i
+    cdef Py_ssize_t i, left
     cdef TypePlan elem = t.elem
+    cdef TypePlan item_type = elem.elem if elem.kind == K_POINTER else elem    # a non-nil item is read as
+    cdef PyObject *nil_value = NULL
+    cdef int run = RUN_NONE
+    cdef int64_t size
+    cdef uint64_t v
+    cdef unsigned char c
+    cdef zp_head h
     if n < 0:
         reader_type_error(r, t.go, b)
     if t.kind == K_ARRAY and n != t.length:
         reader_fail(r, r.pos, f"expected {t.go} ({t.length} elements), found an array of {n}")
-    cdef bint integers = K_UINT <= elem.kind <= K_INT64
-    cdef int64_t size
-    cdef uint64_t v
+    if elem.zero_shared and elem.zero_cost == 0 and elem.kind != K_NUMBER:     # read_value's nil, in line
+        nil_value = <PyObject *>elem.zero
+    cdef bint is_signed = item_type.is_signed      # the integer kind's, in registers
+    cdef int64_t imin = item_type.imin, imax = item_type.imax
+    cdef uint64_t umax = item_type.umax
+    if K_UINT <= item_type.kind <= K_INT64:
+        run = RUN_INTEGER
+    elif item_type.kind == K_F64:
+        run = RUN_F64
+    elif item_type.kind == K_STRING:
+        run = RUN_STRING
+    elif item_type.kind == K_BYTES:
+        run = RUN_BYTES
+    elif item_type.kind == K_TIME:
+        run = RUN_TIME
+    elif item_type.kind == K_STRUCT:
+        run = RUN_STRUCT
     result = PyList_New(n)
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
-        # integers without read_value's dispatch (nil still reads as the zero value there),
-        # zp_read_int_fast always in line
-        if integers and r.pos < r.end and r.buf[r.pos] != 0xc0:
-            size = zp_read_int_fast(r.buf + r.pos, r.end - r.pos, elem.is_signed, elem.imin, elem.imax, elem.umax,
-                                    &v)
-            if size:
-                r.pos += size
-                item = int_object(v, elem.is_signed)
-            else:
-                item = read_integer_slow(r, elem, r.buf[r.pos])
+        left = r.end - r.pos
+        if left <= 0 or run == RUN_NONE:
+            item = read_value(r, elem)          # (reports a truncation)
         else:
-            item = read_value(r, elem)
+            c = r.buf[r.pos]
+            if c == 0xc0:
+                if nil_value != NULL:
+                    r.pos += 1
+                    item = <object>nil_value
+                else:
+                    item = read_value(r, elem)
+            elif run == RUN_INTEGER:
+                # zp_read_int_fast always in line
+                size = zp_read_int_fast(r.buf + r.pos, left, is_signed, imin, imax, umax, &v)
+                if size:
+                    r.pos += size
+                    item = int_object(v, is_signed)
+                else:
+                    item = read_integer_slow(r, item_type, c)
+            elif run == RUN_F64 and c == 0xcb and left >= 9:
+                item = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
+                r.pos += 9
+            elif run == RUN_STRING and zp_read_str(r.buf + r.pos, left, &h) == ZP_READ_OK:
+                item = make_str(r.buf + r.pos + h.header, h.n)
+                r.pos += h.header + h.n
+            elif run == RUN_BYTES and zp_read_bin(r.buf + r.pos, left, &h) == ZP_READ_OK:
+                item = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
+                r.pos += h.header + h.n
+            elif run == RUN_TIME:
+                item = read_time(r, False)
+            elif run == RUN_STRUCT:
+                item = read_struct(r, item_type.struct_plan, c)
+            else:
+                item = read_value(r, item_type)     # not nil: a pointer reads as its element
         Py_INCREF(item)
         PyList_SET_ITEM(result, i, item)
     trail_leave(&r.trail)
@@ -564,7 +682,18 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         if fc.kind >= K_UINT and fc.kind <= K_INT64 and r.pos < r.end and r.buf[r.pos] != 0xc0:
             value = read_integer(r, <TypePlan>fc.type, r.buf[r.pos])     # read_value's own path, one call less
         elif fc.time_field:
-            value = read_time(r, True)
+            value = _read_time(r, True)         # out of line: read_struct's frame stays small
+        elif fc.kind == K_STRING and r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0 \
+                and (r.buf[r.pos] & 0x1f) < r.end - r.pos:
+            # a fixstr in the input: read_str's path without read_value's dispatch
+            value = make_str(r.buf + r.pos + 1, r.buf[r.pos] & 0x1f)
+            r.pos += 1 + (r.buf[r.pos] & 0x1f)
+        elif fc.kind == K_BOOL and r.pos < r.end and (r.buf[r.pos] == 0xc2 or r.buf[r.pos] == 0xc3):
+            value = r.buf[r.pos] == 0xc3
+            r.pos += 1
+        elif fc.kind == K_F64 and r.pos < r.end and r.buf[r.pos] == 0xcb and r.end - r.pos >= 9:
+            value = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
+            r.pos += 9
         elif fc.elem != NULL and r.pos < r.end and r.buf[r.pos] != 0xc0:
             # a non-nil *T is read as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)

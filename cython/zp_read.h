@@ -362,12 +362,19 @@ static inline int zp_read_float(const unsigned char *p, int64_t left, int want32
  * (the value takes h->header + h->n bytes). */
 static int zp_read_time(const unsigned char *p, int64_t left, int strict, zp_head *h,
                                int64_t *seconds, int64_t *nanos) {
-    int rc = zp_read_ext(p, left, h);
+    int rc;
     const unsigned char *data;
     uint64_t packed;
     int64_t carry;
-    if (rc != ZP_READ_OK)
-        return rc;
+    if (left >= 15 && p[0] == 0xc7 && p[1] == 12 && p[2] == 5) {    /* as Go writes it: ext8, 12 bytes, ext 5 */
+        h->header = 3;
+        h->n = 12;
+        h->code = 5;
+    } else {
+        rc = zp_read_ext(p, left, h);
+        if (rc != ZP_READ_OK)
+            return rc;
+    }
     data = p + h->header;
     if (h->code == 5 && h->n == 12) {
         if (strict && p[0] != 0xc7)     /* Go's ReadTime takes the ext8 header only */
@@ -450,6 +457,185 @@ static inline int zp_any_key_ok(unsigned char b) {
 static inline int zp_any_ext_ok(unsigned char b, int8_t code, int64_t n) {
     return code == 3 ? b == 0xd7 : code == 4 ? b == 0xd8 : code == 5 ? b == 0xc7 && n == 12 : 1;
 }
+
+/* -- UTF-8 -------------------------------------------------------------------------- */
+/* A str is built from its UTF-8 in two passes: zp_utf8_measure counts its code points
+ * and finds its largest byte (a loop the compiler vectorizes), which tells the compact
+ * str kind that holds it exactly; then zp_utf8_decode_ucs1, _ucs2 or _ucs4 checks each
+ * character and writes its code point into a str allocated once at its final length
+ * and kind (CPython's decoder grows, widens and shrinks its buffer instead). Long ASCII
+ * is checked and copied in one pass (zp_copy_ascii). Strict as Python's decoder: no
+ * overlong forms, no surrogates, nothing above U+10FFFF; what a decoder refuses goes to
+ * Python's decoder, which says where and why in its own words. */
+
+#define ZP_HIGH_BITS 0x8080808080808080ULL
+
+/* Copies the ASCII prefix of the n bytes at s to out, 32 then 8 bytes at a time (no
+ * alignment asked of either): returns its length, n when all are ASCII, else at most
+ * the offset of the first non-ASCII byte (out holds that many of them). */
+static inline int64_t zp_copy_ascii(unsigned char *out, const unsigned char *s, int64_t n) {
+    int64_t i = 0;
+    uint64_t a, b, c, d;
+    for (; i + 32 <= n; i += 32) {
+        memcpy(&a, s + i, 8);
+        memcpy(&b, s + i + 8, 8);
+        memcpy(&c, s + i + 16, 8);
+        memcpy(&d, s + i + 24, 8);
+        if ((a | b | c | d) & ZP_HIGH_BITS)
+            break;
+        memcpy(out + i, &a, 8);
+        memcpy(out + i + 8, &b, 8);
+        memcpy(out + i + 16, &c, 8);
+        memcpy(out + i + 24, &d, 8);
+    }
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&a, s + i, 8);
+        if (a & ZP_HIGH_BITS)
+            return i;
+        memcpy(out + i, &a, 8);
+    }
+    for (; i < n; i++) {
+        if (s[i] >= 0x80)
+            return i;
+        out[i] = s[i];
+    }
+    return n;
+}
+
+/* The code points the n bytes at s hold if they are valid UTF-8 (one for each byte
+ * that is no continuation byte 0x80-0xbf), and the str kind's bound in *maxchar, read
+ * off the largest byte: below 0x80 ASCII (127); up to 0xc3, leads of U+0080-U+00FF
+ * (255); up to 0xef, leads of at most U+FFFF (0xffff); else 0x10ffff. Exact for valid
+ * UTF-8; the decoders below refuse the rest. */
+static inline int64_t zp_utf8_measure(const unsigned char *s, int64_t n, uint32_t *maxchar) {
+    int64_t i = 0, cont = 0, k, block;
+    unsigned char top = 0, block_cont, block_top;
+    /* blocks of byte-wide sums and maxima, which the compiler vectorizes */
+    while (i < n) {
+        block = n - i < 240 ? n - i : 240;     /* under 256, a multiple of the vector widths */
+        block_cont = 0;
+        block_top = 0;
+        for (k = 0; k < block; k++) {
+            block_cont += (unsigned char)((s[i + k] & 0xc0) == 0x80);
+            block_top = s[i + k] > block_top ? s[i + k] : block_top;
+        }
+        cont += block_cont;
+        top = block_top > top ? block_top : top;
+        i += block;
+    }
+    *maxchar = top < 0x80 ? 0x7f : top < 0xc4 ? 0xff : top < 0xf0 ? 0xffff : 0x10ffff;
+    return n - cont;
+}
+
+/* The bytes before the first non-ASCII one among the 8 at s (whose word is w): 8 when
+ * all are ASCII. */
+static inline int64_t zp_ascii_prefix8(uint64_t w, const unsigned char *s) {
+    int64_t k = 0;
+    w &= ZP_HIGH_BITS;
+    if (w == 0)
+        return 8;
+#if ZP_LITTLE_ENDIAN && (defined(__GNUC__) || defined(__clang__))
+    (void)s;
+    k = __builtin_ctzll(w) >> 3;
+#else
+    while (s[k] < 0x80)
+        k++;
+#endif
+    return k;
+}
+
+/* Each decoder writes the code points of the n bytes at s into out, which has room
+ * for `chars` (as zp_utf8_measure counted: never more is written, whatever the bytes),
+ * and returns 0, or -1 at the first character that is not strict UTF-8 of at most its
+ * kind's bound (out then holds garbage). An ASCII run goes a word at a time: 8 bytes
+ * loaded and stored, as many kept as are ASCII. */
+#define ZP_UTF8_ASCII_RUN(T)                                                                    \
+    if (c < 0x80) {                                                                             \
+        if (i + 8 <= n && end - out >= 8) {                                                     \
+            uint64_t w_;                                                                        \
+            unsigned char b_[8];                                                                \
+            int64_t k_;                                                                         \
+            memcpy(&w_, s + i, 8);                                                              \
+            memcpy(b_, &w_, 8);                                                                 \
+            for (k_ = 0; k_ < 8; k_++)                                                          \
+                out[k_] = (T)b_[k_];                                                            \
+            k_ = zp_ascii_prefix8(w_, s + i);                                                   \
+            out += k_;                                                                          \
+            i += k_;                                                                            \
+            continue;                                                                           \
+        }                                                                                       \
+        *out++ = (T)c;                                                                          \
+        i++;                                                                                    \
+        continue;                                                                               \
+    }
+
+/* Two-byte characters U+0080-U+07FF at s[i] (lead c). */
+#define ZP_UTF8_TWO(T)                                                                          \
+    if (c < 0xe0) {                                                                             \
+        if (c < 0xc2 || i + 1 >= n || (s[i + 1] & 0xc0) != 0x80)                                \
+            return -1;                                                                          \
+        *out++ = (T)(((c & 0x1f) << 6) | (s[i + 1] & 0x3f));                                    \
+        i += 2;                                                                                 \
+        continue;                                                                               \
+    }
+
+/* Three-byte characters U+0800-U+FFFF but the surrogates U+D800-U+DFFF. */
+#define ZP_UTF8_THREE(T)                                                                        \
+    if (c < 0xf0) {                                                                             \
+        uint32_t v_, b1_, b2_;                                                                  \
+        if (i + 2 >= n)                                                                         \
+            return -1;                                                                          \
+        b1_ = s[i + 1];                                                                         \
+        b2_ = s[i + 2];                                                                         \
+        if (((b1_ & 0xc0) ^ 0x80) | ((b2_ & 0xc0) ^ 0x80))                                      \
+            return -1;                                                                          \
+        v_ = ((uint32_t)(c & 0x0f) << 12) | ((b1_ & 0x3f) << 6) | (b2_ & 0x3f);                  \
+        if (v_ < 0x800 || v_ - 0xd800 < 0x800)                                                  \
+            return -1;                                                                          \
+        *out++ = (T)v_;                                                                         \
+        i += 3;                                                                                 \
+        continue;                                                                               \
+    }
+
+/* Four-byte characters U+10000-U+10FFFF. */
+#define ZP_UTF8_FOUR(T)                                                                         \
+    {                                                                                           \
+        uint32_t v_;                                                                            \
+        if (c > 0xf4 || i + 3 >= n || (s[i + 1] & 0xc0) != 0x80 || (s[i + 2] & 0xc0) != 0x80    \
+            || (s[i + 3] & 0xc0) != 0x80)                                                       \
+            return -1;                                                                          \
+        v_ = ((uint32_t)(c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3f) << 12)                 \
+             | ((uint32_t)(s[i + 2] & 0x3f) << 6) | (s[i + 3] & 0x3f);                          \
+        if (v_ < 0x10000 || v_ > 0x10ffff)                                                      \
+            return -1;                                                                          \
+        *out++ = (T)v_;                                                                         \
+        i += 4;                                                                                 \
+    }
+
+/* A decoder into code units T: each character read by the first of `steps` that takes
+ * its lead byte c, the ASCII run first. */
+#define ZP_UTF8_DECODER(name, T, steps)                                                         \
+    static inline int name(const unsigned char *s, int64_t n, T *out, int64_t chars) {          \
+        const T *end = out + chars;                                                             \
+        int64_t i = 0;                                                                          \
+        unsigned char c;                                                                        \
+        while (i < n) {                                                                         \
+            c = s[i];                                                                           \
+            ZP_UTF8_ASCII_RUN(T)                                                                \
+            steps                                                                               \
+        }                                                                                       \
+        return 0;                                                                               \
+    }
+
+ZP_UTF8_DECODER(zp_utf8_decode_ucs1, uint8_t, if (c > 0xc3) return -1; ZP_UTF8_TWO(uint8_t))
+ZP_UTF8_DECODER(zp_utf8_decode_ucs2, uint16_t, ZP_UTF8_TWO(uint16_t) ZP_UTF8_THREE(uint16_t) return -1;)
+ZP_UTF8_DECODER(zp_utf8_decode_ucs4, uint32_t, ZP_UTF8_TWO(uint32_t) ZP_UTF8_THREE(uint32_t) ZP_UTF8_FOUR(uint32_t))
+
+#undef ZP_UTF8_ASCII_RUN
+#undef ZP_UTF8_TWO
+#undef ZP_UTF8_THREE
+#undef ZP_UTF8_FOUR
+#undef ZP_UTF8_DECODER
 
 /* -- structs -------------------------------------------------------------------------- */
 

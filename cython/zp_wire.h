@@ -20,16 +20,29 @@
 #define ZP_LITTLE_ENDIAN 0
 #endif
 
-/* Whether the n bytes at p are all below 0x80, eight at a time. */
+/* Whether the n bytes at p are all below 0x80, eight at a time; the last (or only)
+ * few in one overlapping load, without reading outside p[0..n). */
 static inline int zp_is_ascii(const unsigned char *p, Py_ssize_t n) {
     uint64_t acc = 0, word;
+    uint32_t head, tail;
     Py_ssize_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&word, p + i, 8);
-        acc |= word;
+    if (n >= 8) {
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&word, p + i, 8);
+            acc |= word;
+        }
+        if (i < n) {
+            memcpy(&word, p + n - 8, 8);
+            acc |= word;
+        }
+    } else if (n >= 4) {
+        memcpy(&head, p, 4);
+        memcpy(&tail, p + n - 4, 4);
+        acc = head | tail;
+    } else {
+        for (; i < n; i++)
+            acc |= p[i];
     }
-    for (; i < n; i++)
-        acc |= p[i];
     return (acc & 0x8080808080808080ULL) == 0;
 }
 
