@@ -467,13 +467,13 @@ cdef object read_ext(Reader *r, TypePlan t, unsigned char b):
 
 cdef enum:
     # read_list's runs: the item kinds it reads without read_value's dispatch
-    RUN_NONE = 0
-    RUN_INTEGER = 1
-    RUN_F64 = 2
-    RUN_STRING = 3
-    RUN_BYTES = 4
-    RUN_TIME = 5
-    RUN_STRUCT = 6
+    READ_RUN_NONE = 0
+    READ_RUN_INTEGER = 1
+    READ_RUN_F64 = 2
+    READ_RUN_STRING = 3
+    READ_RUN_BYTES = 4
+    READ_RUN_TIME = 5
+    READ_RUN_STRUCT = 6
 
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
@@ -488,7 +488,7 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     cdef TypePlan elem = t.elem
     cdef TypePlan item_type = elem.elem if elem.kind == K_POINTER else elem    # a non-nil item is read as
     cdef PyObject *nil_value = NULL
-    cdef int run = RUN_NONE
+    cdef int run = READ_RUN_NONE
     cdef int64_t size
     cdef uint64_t v
     cdef unsigned char c
@@ -503,23 +503,23 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     cdef int64_t imin = item_type.imin, imax = item_type.imax
     cdef uint64_t umax = item_type.umax
     if K_UINT <= item_type.kind <= K_INT64:
-        run = RUN_INTEGER
+        run = READ_RUN_INTEGER
     elif item_type.kind == K_F64:
-        run = RUN_F64
+        run = READ_RUN_F64
     elif item_type.kind == K_STRING:
-        run = RUN_STRING
+        run = READ_RUN_STRING
     elif item_type.kind == K_BYTES:
-        run = RUN_BYTES
+        run = READ_RUN_BYTES
     elif item_type.kind == K_TIME:
-        run = RUN_TIME
+        run = READ_RUN_TIME
     elif item_type.kind == K_STRUCT:
-        run = RUN_STRUCT
+        run = READ_RUN_STRUCT
     result = PyList_New(n)
     reader_enter(r)
     for i in range(n):
         trail_index(&r.trail, i)
         left = r.end - r.pos
-        if left <= 0 or run == RUN_NONE:
+        if left <= 0 or run == READ_RUN_NONE:
             item = read_value(r, elem)          # (reports a truncation)
         else:
             c = r.buf[r.pos]
@@ -529,7 +529,7 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
                     item = <object>nil_value
                 else:
                     item = read_value(r, elem)
-            elif run == RUN_INTEGER:
+            elif run == READ_RUN_INTEGER:
                 # zp_read_int_fast always in line
                 size = zp_read_int_fast(r.buf + r.pos, left, is_signed, imin, imax, umax, &v)
                 if size:
@@ -537,18 +537,18 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
                     item = int_object(v, is_signed)
                 else:
                     item = read_integer_slow(r, item_type, c)
-            elif run == RUN_F64 and c == 0xcb and left >= 9:
+            elif run == READ_RUN_F64 and c == 0xcb and left >= 9:
                 item = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
                 r.pos += 9
-            elif run == RUN_STRING and zp_read_str(r.buf + r.pos, left, &h) == ZP_READ_OK:
+            elif run == READ_RUN_STRING and zp_read_str(r.buf + r.pos, left, &h) == ZP_READ_OK:
                 item = make_str(r.buf + r.pos + h.header, h.n)
                 r.pos += h.header + h.n
-            elif run == RUN_BYTES and zp_read_bin(r.buf + r.pos, left, &h) == ZP_READ_OK:
+            elif run == READ_RUN_BYTES and zp_read_bin(r.buf + r.pos, left, &h) == ZP_READ_OK:
                 item = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
                 r.pos += h.header + h.n
-            elif run == RUN_TIME:
+            elif run == READ_RUN_TIME:
                 item = read_time(r, False)
-            elif run == RUN_STRUCT:
+            elif run == READ_RUN_STRUCT:
                 item = read_struct(r, item_type.struct_plan, c)
             else:
                 item = read_value(r, item_type)     # not nil: a pointer reads as its element

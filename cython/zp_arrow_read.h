@@ -97,47 +97,6 @@ typedef struct zp_col {
     char **unusable_messages;
 } zp_col;
 
-/* Copy the n bytes at src to dst while they are ASCII, 8 at a time (the strings
- * of most data): returns n when all were, else how many were copied, all ASCII,
- * ending at a word boundary (the caller validates and copies the rest). Every load
- * and store stays inside the n bytes: short strings take two overlapping words. */
-static inline int64_t zp_copy_ascii(uint8_t *dst, const uint8_t *src, int64_t n) {
-    const uint64_t high8 = 0x8080808080808080ull;
-    uint64_t w;
-    uint32_t u, u2;
-    int64_t i;
-    if (n >= 8) {
-        for (i = 0; i + 8 <= n; i += 8) {
-            memcpy(&w, src + i, 8);
-            if (w & high8)
-                return i;
-            memcpy(dst + i, &w, 8);
-        }
-        if (i < n) {                    /* the tail: the last 8 bytes, overlapping */
-            memcpy(&w, src + n - 8, 8);
-            if (w & high8)
-                return i;
-            memcpy(dst + n - 8, &w, 8);
-        }
-        return n;
-    }
-    if (n >= 4) {
-        memcpy(&u, src, 4);
-        memcpy(&u2, src + n - 4, 4);
-        if ((u | u2) & 0x80808080u)
-            return 0;
-        memcpy(dst, &u, 4);
-        memcpy(dst + n - 4, &u2, 4);
-        return n;
-    }
-    for (i = 0; i < n; i++) {
-        if (src[i] & 0x80)
-            return 0;
-        dst[i] = src[i];
-    }
-    return n;
-}
-
 /* Room for as many rows again as c holds (64 at least) in its validity bitmap,
  * offsets and fixed-width data (bitmaps zeroed), so that values are appended
  * without checking each buffer: c->room is the rows there is room for. -1 out of
@@ -211,7 +170,7 @@ ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, 
             return 0;
         dst = c->data.ptr + c->data.len;
         if (check) {
-            copied = zp_copy_ascii(dst, src, n);
+            copied = zp_copy_ascii(dst, src, n);   /* zp_read.h */
             if (copied < n) {
                 if (zp_utf8_invalid_at(src + copied, n - copied) >= 0)
                     return 0;

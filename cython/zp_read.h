@@ -471,11 +471,32 @@ static inline int zp_any_ext_ok(unsigned char b, int8_t code, int64_t n) {
 #define ZP_HIGH_BITS 0x8080808080808080ULL
 
 /* Copies the ASCII prefix of the n bytes at s to out, 32 then 8 bytes at a time (no
- * alignment asked of either): returns its length, n when all are ASCII, else at most
- * the offset of the first non-ASCII byte (out holds that many of them). */
+ * alignment asked of either; a tail of 1-7 bytes, and a string of 4-7, as two
+ * overlapping words, every load and store inside the n bytes): returns n when all are
+ * ASCII, else at most the offset of the first non-ASCII byte, and out holds that many
+ * (the caller checks and copies the rest). For the decoder's strs and the columnar
+ * reader's string columns alike. */
 static inline int64_t zp_copy_ascii(unsigned char *out, const unsigned char *s, int64_t n) {
     int64_t i = 0;
     uint64_t a, b, c, d;
+    uint32_t u, u2;
+    if (n < 8) {
+        if (n >= 4) {
+            memcpy(&u, s, 4);
+            memcpy(&u2, s + n - 4, 4);
+            if ((u | u2) & 0x80808080u)
+                return 0;
+            memcpy(out, &u, 4);
+            memcpy(out + n - 4, &u2, 4);
+            return n;
+        }
+        for (; i < n; i++) {
+            if (s[i] >= 0x80)
+                return i;
+            out[i] = s[i];
+        }
+        return n;
+    }
     for (; i + 32 <= n; i += 32) {
         memcpy(&a, s + i, 8);
         memcpy(&b, s + i + 8, 8);
@@ -494,10 +515,11 @@ static inline int64_t zp_copy_ascii(unsigned char *out, const unsigned char *s, 
             return i;
         memcpy(out + i, &a, 8);
     }
-    for (; i < n; i++) {
-        if (s[i] >= 0x80)
+    if (i < n) {                        /* the tail: the last 8 bytes, overlapping */
+        memcpy(&a, s + n - 8, 8);
+        if (a & ZP_HIGH_BITS)
             return i;
-        out[i] = s[i];
+        memcpy(out + n - 8, &a, 8);
     }
     return n;
 }
