@@ -474,11 +474,12 @@ cdef enum:
     READ_RUN_BYTES = 4
     READ_RUN_TIME = 5
     READ_RUN_STRUCT = 6
+    READ_RUN_F32 = 7
 
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     """A slice or array. The item kind is looked at once, not per item: integers,
-    float64, strings and []byte (or pointers to them) are read in line in their own
+    float64 and float32, strings and []byte (or pointers to them) are read in line in their own
     encodings, times and structs by their readers without read_value's dispatch, and a
     nil item is the element's shared zero (None for a pointer) when it costs nothing;
     every other item, and every encoding a run does not take (the other family,
@@ -506,6 +507,8 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         run = READ_RUN_INTEGER
     elif item_type.kind == K_F64:
         run = READ_RUN_F64
+    elif item_type.kind == K_F32:
+        run = READ_RUN_F32
     elif item_type.kind == K_STRING:
         run = READ_RUN_STRING
     elif item_type.kind == K_BYTES:
@@ -514,6 +517,7 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         run = READ_RUN_TIME
     elif item_type.kind == K_STRUCT:
         run = READ_RUN_STRUCT
+    h.header = h.n = 0                  # (set by zp_read_str/_bin before use: gcc cannot tell)
     result = PyList_New(n)
     reader_enter(r)
     for i in range(n):
@@ -540,6 +544,10 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
             elif run == READ_RUN_F64 and c == 0xcb and left >= 9:
                 item = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
                 r.pos += 9
+            elif (run == READ_RUN_F32 or run == READ_RUN_F64) and c == 0xca and left >= 5:
+                # a float32 on the wire, which both float kinds take as it is (zp_read_float)
+                item = PyFloat_FromDouble(zp_double_from_f32_bits(zp_load_u32(r.buf + r.pos + 1)))
+                r.pos += 5
             elif run == READ_RUN_STRING and zp_read_str(r.buf + r.pos, left, &h) == ZP_READ_OK:
                 item = make_str(r.buf + r.pos + h.header, h.n)
                 r.pos += h.header + h.n

@@ -26,6 +26,8 @@ class Lists:
     F: list[float] = field(default_factory=list, metadata={"zid": 5})
     PF: list[Optional[float]] = field(default_factory=list, metadata={"zid": 6})
     U8: list[zebrapack.uint8] = field(default_factory=list, metadata={"zid": 7})
+    F32: list[zebrapack.float32] = field(default_factory=list, metadata={"zid": 8})
+    PF32: list[Optional[zebrapack.float32]] = field(default_factory=list, metadata={"zid": 9})
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +43,7 @@ def record(zid: int, items: list[bytes]) -> bytes:
 
 def decode(schema: zebrapack.Schema, zid: int, items: list[bytes], strict: bool = False) -> list[object]:
     value = schema.decode(record(zid, items), Lists, strict=strict)
-    return getattr(value, ["I", "PI", "S", "PS", "B", "F", "PF", "U8"][zid])
+    return getattr(value, ["I", "PI", "S", "PS", "B", "F", "PF", "U8", "F32", "PF32"][zid])
 
 
 NIL = b"\xc0"
@@ -78,6 +80,25 @@ def test_float_items_take_float32_and_exact_integers(schema: zebrapack.Schema) -
     with pytest.raises(DecodeError, match="input ends inside a value") as caught:
         schema.decode(record(5, [F64, b"\xcb\x00\x00"]), Lists)
     assert (caught.value.path, caught.value.offset) == ("Lists.F[1]", 12)
+
+
+def test_float32_items_take_float32_exact_float64_and_integers(schema: zebrapack.Schema) -> None:
+    tiny = b"\xca" + struct.pack(">I", 1)                  # the smallest subnormal float32
+    nan = b"\xca" + struct.pack(">I", 0x7fc00001)
+    items = [F32, tiny, F64, b"\x07", NIL, b"\xca\xff\x80\x00\x00"]
+    expected = [1.5, struct.unpack(">f", struct.pack(">I", 1))[0], 2.5, 7.0]
+    assert decode(schema, 8, items) == expected + [0.0, float("-inf")]
+    assert decode(schema, 9, items) == expected + [None, float("-inf")]
+    assert str(decode(schema, 8, [nan])[0]) == "nan"
+    with pytest.raises(DecodeError, match="not exactly a float32") as caught:
+        schema.decode(record(8, [F32, b"\xcb" + struct.pack(">d", 0.1)]), Lists)
+    assert (caught.value.path, caught.value.offset) == ("Lists.F32[1]", 8)
+    with pytest.raises(DecodeError) as caught:
+        schema.decode(record(9, [F32, F64]), Lists, strict=True)
+    assert caught.value.path == "Lists.PF32[1]"
+    with pytest.raises(DecodeError, match="input ends inside a value") as caught:
+        schema.decode(record(8, [F32, b"\xca\x00\x00"]), Lists)
+    assert (caught.value.path, caught.value.offset) == ("Lists.F32[1]", 8)
 
 
 def test_string_items_of_every_header_nil_and_bin(schema: zebrapack.Schema) -> None:
