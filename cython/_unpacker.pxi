@@ -704,6 +704,10 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         elif fc.kind == K_F64 and r.pos < r.end and r.buf[r.pos] == 0xcb and r.end - r.pos >= 9:
             value = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
             r.pos += 9
+        elif fc.kind == K_BYTES and r.pos < r.end and zp_read_bin(r.buf + r.pos, r.end - r.pos, &h) == ZP_READ_OK:
+            # a bin in the input, whole: read_bin's path without read_value's dispatch
+            value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
+            r.pos += h.header + h.n
         elif fc.elem != NULL and r.pos < r.end and r.buf[r.pos] != 0xc0:
             # a non-nil *T is read as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)
