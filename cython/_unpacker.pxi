@@ -312,17 +312,16 @@ cdef extern from "zp_wire.h":
 #: mostly ASCII, and a non-ASCII one costs no str allocated in vain); longer ones are
 #: checked and copied in one pass (str_from_utf8).
 cdef Py_ssize_t ASCII_DIRECT_MAX = 256
-#: Up to this length a str that is not ASCII is decoded by str_from_utf8: its one
-#: allocation saves more than Python's decoder's growing, widening and shrinking buffer
-#: costs. Longer ones go to Python's decoder, whose loops take fewer instructions a
-#: byte for three- and four-byte characters and less time for Latin-1 text, where
-#: ours mispredicts the branch between one- and two-byte characters (measured:
-#: docs/performance.md, "Strings").
+#: Over this length a str whose first UTF8_PROBE bytes are Latin-1 text (no lead byte
+#: above 0xc3) goes to Python's decoder: its branchy loop takes less time on such text
+#: than the core's 8-byte steps (fewer instructions, more time: measured,
+#: docs/performance.md, "Strings"). Every other str is decoded by the core.
 cdef Py_ssize_t UTF8_DIRECT_MAX = 64
 #: The bytes of a long str looked at first, to guess whether it is ASCII: a wrong guess
 #: costs time (a prefix copied in vain), never correctness.
 cdef enum:
     STR_PROBE = 32
+    UTF8_PROBE = 64
 
 
 cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
@@ -337,10 +336,11 @@ cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
 
 cdef object str_from_utf8(const unsigned char *p, Py_ssize_t n):
     """A str from n bytes of UTF-8 (zp_read.h): a long one that starts as ASCII is tried
-    as ASCII, checked and copied in one pass into a str of n characters; a short one is
+    as ASCII, checked and copied in one pass into a str of n characters; a long one that
+    starts as Latin-1 text goes to Python's decoder (UTF8_DIRECT_MAX); the rest is
     measured (its code points and kind), then decoded and checked into a str of that
-    length and kind; the rest goes to Python's decoder (UTF8_DIRECT_MAX), as do bytes
-    that are not strict UTF-8, which it refuses saying where and why."""
+    length and kind. Bytes that are not strict UTF-8 go to Python's decoder, which
+    refuses them saying where and why."""
     cdef int64_t chars
     cdef uint32_t maxchar = 0x7f
     cdef void *data
@@ -350,7 +350,9 @@ cdef object str_from_utf8(const unsigned char *p, Py_ssize_t n):
         if zp_copy_ascii(<unsigned char *>PyUnicode_DATA(value), p, n) == n:
             return value
     if n > UTF8_DIRECT_MAX:
-        return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
+        zp_utf8_measure(p, UTF8_PROBE, &maxchar)
+        if maxchar <= 0xff:
+            return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
     chars = zp_utf8_measure(p, n, &maxchar)
     value = PyUnicode_New(chars, maxchar)
     data = PyUnicode_DATA(value)
@@ -702,6 +704,10 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         elif fc.kind == K_F64 and r.pos < r.end and r.buf[r.pos] == 0xcb and r.end - r.pos >= 9:
             value = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
             r.pos += 9
+        elif fc.kind == K_BYTES and r.pos < r.end and zp_read_bin(r.buf + r.pos, r.end - r.pos, &h) == ZP_READ_OK:
+            # a bin in the input, whole: read_bin's path without read_value's dispatch
+            value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
+            r.pos += h.header + h.n
         elif fc.elem != NULL and r.pos < r.end and r.buf[r.pos] != 0xc0:
             # a non-nil *T is read as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)

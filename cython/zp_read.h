@@ -461,14 +461,22 @@ static inline int zp_any_ext_ok(unsigned char b, int8_t code, int64_t n) {
 /* -- UTF-8 -------------------------------------------------------------------------- */
 /* A str is built from its UTF-8 in two passes: zp_utf8_measure counts its code points
  * and finds its largest byte (a loop the compiler vectorizes), which tells the compact
- * str kind that holds it exactly; then zp_utf8_decode_ucs1, _ucs2 or _ucs4 checks each
- * character and writes its code point into a str allocated once at its final length
- * and kind (CPython's decoder grows, widens and shrinks its buffer instead). Long ASCII
- * is checked and copied in one pass (zp_copy_ascii). Strict as Python's decoder: no
+ * str kind that holds it exactly; then zp_utf8_decode_ucs1, _ucs2 or _ucs4 checks it
+ * and writes its code points into a str allocated once at its final length and kind
+ * (CPython's decoder grows, widens and shrinks its buffer instead). Long ASCII is
+ * checked and copied in one pass (zp_copy_ascii). Strict as Python's decoder: no
  * overlong forms, no surrogates, nothing above U+10FFFF; what a decoder refuses goes to
  * Python's decoder, which says where and why in its own words. */
 
 #define ZP_HIGH_BITS 0x8080808080808080ULL
+#define ZP_LOW_BYTES 0x0101010101010101ULL
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#define ZP_SSE2 1
+#else
+#define ZP_SSE2 0
+#endif
 
 /* Copies the ASCII prefix of the n bytes at s to out, 32 then 8 bytes at a time (no
  * alignment asked of either; a tail of 1-7 bytes, and a string of 4-7, as two
@@ -524,6 +532,32 @@ static inline int64_t zp_copy_ascii(unsigned char *out, const unsigned char *s, 
     return n;
 }
 
+/* The 8 bytes at s as a little-endian word, whatever the machine's order. */
+static inline uint64_t zp_load_le64(const unsigned char *s) {
+#if ZP_LITTLE_ENDIAN
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+#else
+    uint64_t w = 0;
+    int k;
+    for (k = 7; k >= 0; k--)
+        w = (w << 8) | s[k];
+    return w;
+#endif
+}
+
+/* The 8 bytes of the little-endian word w stored at out. */
+static inline void zp_store_le64(unsigned char *out, uint64_t w) {
+#if ZP_LITTLE_ENDIAN
+    memcpy(out, &w, 8);
+#else
+    int k;
+    for (k = 0; k < 8; k++)
+        out[k] = (unsigned char)(w >> (8 * k));
+#endif
+}
+
 /* The code points the n bytes at s hold if they are valid UTF-8 (one for each byte
  * that is no continuation byte 0x80-0xbf), and the str kind's bound in *maxchar, read
  * off the largest byte: below 0x80 ASCII (127); up to 0xc3, leads of U+0080-U+00FF
@@ -531,10 +565,38 @@ static inline int64_t zp_copy_ascii(unsigned char *out, const unsigned char *s, 
  * UTF-8; the decoders below refuse the rest. */
 static inline int64_t zp_utf8_measure(const unsigned char *s, int64_t n, uint32_t *maxchar) {
     int64_t i = 0, cont = 0, k, block;
-    unsigned char top = 0, block_cont, block_top;
+    unsigned char top = 0, block_top;
+    uint64_t w, high = 0, c4 = 0, f0 = 0;
+#if ZP_SSE2
+    /* 16 bytes a step: a continuation byte is below -64 as a signed byte; the count
+     * kept in byte-wide sums for up to 255 steps, the largest byte by unsigned maxima */
+    const __m128i below = _mm_set1_epi8(-64), zero = _mm_setzero_si128();
+    __m128i sums, tops = zero, x;
+    if (n >= 16) {
+        while (n - i >= 16) {
+            block = (n - i) >> 4;
+            block = block < 255 ? block : 255;
+            sums = zero;
+            for (k = 0; k < block; k++, i += 16) {
+                x = _mm_loadu_si128((const __m128i *)(s + i));
+                sums = _mm_sub_epi8(sums, _mm_cmplt_epi8(x, below));
+                tops = _mm_max_epu8(tops, x);
+            }
+            sums = _mm_sad_epu8(sums, zero);
+            cont += _mm_cvtsi128_si32(sums) + _mm_cvtsi128_si32(_mm_srli_si128(sums, 8));
+        }
+        tops = _mm_max_epu8(tops, _mm_srli_si128(tops, 8));
+        tops = _mm_max_epu8(tops, _mm_srli_si128(tops, 4));
+        tops = _mm_max_epu8(tops, _mm_srli_si128(tops, 2));
+        tops = _mm_max_epu8(tops, _mm_srli_si128(tops, 1));
+        top = (unsigned char)_mm_cvtsi128_si32(tops);
+    }
+#else
     /* blocks of byte-wide sums and maxima, which the compiler vectorizes */
-    while (i < n) {
-        block = n - i < 240 ? n - i : 240;     /* under 256, a multiple of the vector widths */
+    unsigned char block_cont;
+    while (n - i >= 16) {
+        block = (n - i) & ~(int64_t)15;
+        block = block < 240 ? block : 240;     /* under 256 */
         block_cont = 0;
         block_top = 0;
         for (k = 0; k < block; k++) {
@@ -545,119 +607,339 @@ static inline int64_t zp_utf8_measure(const unsigned char *s, int64_t n, uint32_
         top = block_top > top ? block_top : top;
         i += block;
     }
+#endif
+    /* the last 0-15 bytes a word at a time, the last word overlapping (its bytes
+     * counted already shifted out): the continuations summed by a multiplication, and
+     * whether a byte reaches 0x80, 0xc4 or 0xf0 (each byte's low seven bits plus 0x3c
+     * or 0x10 carry into its high bit); under 8 bytes, a byte at a time */
+    if (n >= 8) {
+        while (i < n) {
+            if (n - i >= 8) {
+                w = zp_load_le64(s + i);
+                i += 8;
+            } else {
+                w = zp_load_le64(s + n - 8) >> (8 * (8 - (n - i)));
+                i = n;
+            }
+            cont += (int64_t)((((w & ~(w << 1) & ZP_HIGH_BITS) >> 7) * ZP_LOW_BYTES) >> 56);
+            high |= w;
+            c4 |= w & ((w & 0x7f7f7f7f7f7f7f7fULL) + 0x3c3c3c3c3c3c3c3cULL);
+            f0 |= w & ((w & 0x7f7f7f7f7f7f7f7fULL) + 0x1010101010101010ULL);
+        }
+        block_top = (f0 & ZP_HIGH_BITS) ? 0xf0 : (c4 & ZP_HIGH_BITS) ? 0xc4 : (high & ZP_HIGH_BITS) ? 0x80 : 0;
+        top = block_top > top ? block_top : top;
+    } else {
+        for (; i < n; i++) {
+            cont += (s[i] & 0xc0) == 0x80;
+            top = s[i] > top ? s[i] : top;
+        }
+    }
     *maxchar = top < 0x80 ? 0x7f : top < 0xc4 ? 0xff : top < 0xf0 ? 0xffff : 0x10ffff;
     return n - cont;
 }
 
-/* The bytes before the first non-ASCII one among the 8 at s (whose word is w): 8 when
- * all are ASCII. */
-static inline int64_t zp_ascii_prefix8(uint64_t w, const unsigned char *s) {
+/* The 8 ASCII bytes at s widened into code units of 2 and 4 bytes at out. */
+static inline void zp_widen8_ucs2(uint16_t *out, const unsigned char *s) {
+#if ZP_SSE2
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)s), _mm_setzero_si128()));
+#else
+    int k;
+    for (k = 0; k < 8; k++)
+        out[k] = s[k];
+#endif
+}
+
+static inline void zp_widen8_ucs4(uint32_t *out, const unsigned char *s) {
+#if ZP_SSE2
+    const __m128i zero = _mm_setzero_si128();
+    __m128i x = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)s), zero);
+    _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi16(x, zero));
+    _mm_storeu_si128((__m128i *)(out + 4), _mm_unpackhi_epi16(x, zero));
+#else
+    int k;
+    for (k = 0; k < 8; k++)
+        out[k] = s[k];
+#endif
+}
+
+/* The bytes before the first non-ASCII one among the 8 of the little-endian word w:
+ * 8 when all are ASCII. */
+static inline int64_t zp_ascii_prefix8(uint64_t w) {
     int64_t k = 0;
     w &= ZP_HIGH_BITS;
     if (w == 0)
         return 8;
-#if ZP_LITTLE_ENDIAN && (defined(__GNUC__) || defined(__clang__))
-    (void)s;
+#if defined(__GNUC__) || defined(__clang__)
     k = __builtin_ctzll(w) >> 3;
 #else
-    while (s[k] < 0x80)
+    while (!(w & 0x80)) {
+        w >>= 8;
         k++;
+    }
 #endif
     return k;
 }
 
+/* The character at s (n >= 1 bytes there) if it is strict UTF-8: its code point in *v
+ * and its length returned; 0 when it is not (an invalid or cut-short sequence, an
+ * overlong form, a surrogate, above U+10FFFF). One branch per length: for the last
+ * bytes of a str, after the decoders' loops. */
+static inline int zp_utf8_char(const unsigned char *s, int64_t n, uint32_t *v) {
+    uint32_t c = s[0];
+    if (c < 0x80) {
+        *v = c;
+        return 1;
+    }
+    if (c < 0xc2 || c > 0xf4)
+        return 0;
+    if (c < 0xe0) {
+        if (n < 2 || (s[1] & 0xc0) != 0x80)
+            return 0;
+        *v = ((c & 0x1f) << 6) | (s[1] & 0x3f);
+        return 2;
+    }
+    if (c < 0xf0) {
+        if (n < 3 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+            return 0;
+        *v = ((c & 0x0f) << 12) | ((uint32_t)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+        return *v < 0x800 || *v - 0xd800 < 0x800 ? 0 : 3;
+    }
+    if (n < 4 || (s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+        return 0;
+    *v = ((c & 0x07) << 18) | ((uint32_t)(s[1] & 0x3f) << 12) | ((uint32_t)(s[2] & 0x3f) << 6) | (s[3] & 0x3f);
+    return *v < 0x10000 || *v > 0x10ffff ? 0 : 4;
+}
+
 /* Each decoder writes the code points of the n bytes at s into out, which has room
  * for `chars` (as zp_utf8_measure counted: never more is written, whatever the bytes),
- * and returns 0, or -1 at the first character that is not strict UTF-8 of at most its
- * kind's bound (out then holds garbage). An ASCII run goes a word at a time: 8 bytes
- * loaded and stored, as many kept as are ASCII. */
-#define ZP_UTF8_ASCII_RUN(T)                                                                    \
-    if (c < 0x80) {                                                                             \
-        if (i + 8 <= n && end - out >= 8) {                                                     \
-            uint64_t w_;                                                                        \
-            unsigned char b_[8];                                                                \
-            int64_t k_;                                                                         \
-            memcpy(&w_, s + i, 8);                                                              \
-            memcpy(b_, &w_, 8);                                                                 \
-            for (k_ = 0; k_ < 8; k_++)                                                          \
-                out[k_] = (T)b_[k_];                                                            \
-            k_ = zp_ascii_prefix8(w_, s + i);                                                   \
-            out += k_;                                                                          \
-            i += k_;                                                                            \
-            continue;                                                                           \
-        }                                                                                       \
-        *out++ = (T)c;                                                                          \
+ * and returns 0 when the bytes are strict UTF-8 of exactly `chars` characters, none
+ * above its kind's bound; else -1 (out then holds garbage). Its loop takes no branch
+ * on validity: each step adds what it finds wrong to `err`, tested once at the end.
+ * The loop reads up to 9 bytes from s + i and writes up to 8 code units from out, so
+ * it stops where fewer are left of either; a step consumes at least as many bytes as
+ * it moves out, so a bound on i keeps out inside too. The last bytes go one character
+ * at a time (zp_utf8_char). */
+#define ZP_UTF8_TAIL(T, bound)                                                                  \
+    while (i < n) {                                                                             \
+        uint32_t v_;                                                                            \
+        int k_;                                                                                 \
+        if (out == end)                                                                         \
+            return -1;                                                                          \
+        k_ = zp_utf8_char(s + i, n - i, &v_);                                                   \
+        if (k_ == 0 || v_ > (bound))                                                            \
+            return -1;                                                                          \
+        *out++ = (T)v_;                                                                         \
+        i += k_;                                                                                \
+    }                                                                                           \
+    return err == 0 && out == end ? 0 : -1;
+
+/* The fast loop, run to `stop` while 9 bytes are left to read and more than `room`
+ * units of room, then again from there while that holds (a step that moved out by
+ * less than it consumed left room for more). */
+#define ZP_UTF8_LOOP(room)                                                                      \
+    for (;;) {                                                                                  \
+        stop = n - 8;                                                                           \
+        if (i + (end - out) - (room) < stop)                                                    \
+            stop = i + (end - out) - (room);                                                    \
+        if (i >= stop)                                                                          \
+            break;                                                                              \
+        while (i < stop) {
+#define ZP_UTF8_LOOP_END }
+
+/* An ASCII character at s[i] (c; word: the 8 bytes from there): when all 8 are ASCII,
+ * all 8 stored widened (zp_widen8_ucs2, _ucs4); else the one. */
+#define ZP_UTF8_ASCII(widen8)                                                                   \
+    if (!(word & ZP_HIGH_BITS)) {                                                               \
+        widen8(out, s + i);                                                                     \
+        out += 8;                                                                               \
+        i += 8;                                                                                 \
+    } else {                                                                                    \
+        *out++ = c;                                                                             \
         i++;                                                                                    \
-        continue;                                                                               \
     }
 
-/* Two-byte characters U+0080-U+07FF at s[i] (lead c). */
+/* Two-byte characters U+0080-U+07FF at s[i] (lead c below 0xe0; word: the 8 bytes
+ * from there): four at once where the 8 bytes are four of them, each code point
+ * in its 16 bits of the word (a lead 0xc0 or 0xc1, an overlong form, refused); else
+ * one, where a continuation byte, 0xc0 or 0xc1 as the lead is an error. */
 #define ZP_UTF8_TWO(T)                                                                          \
-    if (c < 0xe0) {                                                                             \
-        if (c < 0xc2 || i + 1 >= n || (s[i + 1] & 0xc0) != 0x80)                                \
-            return -1;                                                                          \
-        *out++ = (T)(((c & 0x1f) << 6) | (s[i + 1] & 0x3f));                                    \
+    if ((word & 0xc0e0c0e0c0e0c0e0ULL) == 0x80c080c080c080c0ULL) {                              \
+        uint64_t q_ = ((word & 0x001f001f001f001fULL) << 6) | ((word >> 8) & 0x003f003f003f003fULL); \
+        uint64_t low_ = (((word & 0x001e001e001e001eULL) + 0x007f007f007f007fULL) & 0x0080008000800080ULL) \
+                        ^ 0x0080008000800080ULL;                                                \
+        err |= (uint32_t)(low_ | (low_ >> 32));                                                 \
+        out[0] = (T)(uint16_t)q_;                                                               \
+        out[1] = (T)(uint16_t)(q_ >> 16);                                                       \
+        out[2] = (T)(uint16_t)(q_ >> 32);                                                       \
+        out[3] = (T)(uint16_t)(q_ >> 48);                                                       \
+        out += 4;                                                                               \
+        i += 8;                                                                                 \
+    } else {                                                                                    \
+        err |= (((uint32_t)word & 0xc000) ^ 0x8000) | (uint32_t)(c < 0xc2);                     \
+        *out++ = (T)(((c & 0x1f) << 6) | ((word >> 8) & 0x3f));                                 \
         i += 2;                                                                                 \
-        continue;                                                                               \
     }
 
-/* Three-byte characters U+0800-U+FFFF but the surrogates U+D800-U+DFFF. */
+/* Three-byte characters U+0800-U+FFFF (lead c, 0xe0-0xef; word: the 8 bytes from
+ * there): two at once where the 8 bytes start with two of them, their code points put
+ * together in one word (the second's 24 bits up); else one. An overlong form (below
+ * U+0800) or a surrogate (U+D800-U+DFFF) is an error: bits 11-15 of the code point 0
+ * or 0x1b. */
 #define ZP_UTF8_THREE(T)                                                                        \
-    if (c < 0xf0) {                                                                             \
-        uint32_t v_, b1_, b2_;                                                                  \
-        if (i + 2 >= n)                                                                         \
-            return -1;                                                                          \
-        b1_ = s[i + 1];                                                                         \
-        b2_ = s[i + 2];                                                                         \
-        if (((b1_ & 0xc0) ^ 0x80) | ((b2_ & 0xc0) ^ 0x80))                                      \
-            return -1;                                                                          \
-        v_ = ((uint32_t)(c & 0x0f) << 12) | ((b1_ & 0x3f) << 6) | (b2_ & 0x3f);                  \
-        if (v_ < 0x800 || v_ - 0xd800 < 0x800)                                                  \
-            return -1;                                                                          \
+    if ((word & 0xc0c0f0c0c0f0ULL) == 0x8080e08080e0ULL) {                                      \
+        uint64_t v_ = ((word & 0x0f00000fULL) << 12) | ((word >> 2) & 0xfc0000fc0ULL)            \
+                      | ((word >> 16) & 0x3f00003fULL);                                         \
+        uint64_t top_ = (v_ >> 11) & 0x1f00001fULL;                                             \
+        top_ = (((top_ + 0x1f00001fULL) & ((top_ ^ 0x1b00001bULL) + 0x1f00001fULL)) & 0x20000020ULL) \
+               ^ 0x20000020ULL;                                                                 \
+        err |= (uint32_t)(top_ | (top_ >> 24));                                                 \
+        out[0] = (T)(uint16_t)v_;                                                               \
+        out[1] = (T)(uint16_t)(v_ >> 24);                                                       \
+        out += 2;                                                                               \
+        i += 6;                                                                                 \
+    } else {                                                                                    \
+        uint32_t v_ = ((c & 0x0f) << 12) | (((uint32_t)word >> 2) & 0x0fc0) | (((uint32_t)word >> 16) & 0x3f); \
+        err |= (((uint32_t)word & 0xc0c000) ^ 0x808000) | ((0x08000001u >> (v_ >> 11)) & 1) | (c & 0x10); \
         *out++ = (T)v_;                                                                         \
         i += 3;                                                                                 \
-        continue;                                                                               \
     }
 
-/* Four-byte characters U+10000-U+10FFFF. */
-#define ZP_UTF8_FOUR(T)                                                                         \
-    {                                                                                           \
-        uint32_t v_;                                                                            \
-        if (c > 0xf4 || i + 3 >= n || (s[i + 1] & 0xc0) != 0x80 || (s[i + 2] & 0xc0) != 0x80    \
-            || (s[i + 3] & 0xc0) != 0x80)                                                       \
-            return -1;                                                                          \
-        v_ = ((uint32_t)(c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3f) << 12)                 \
-             | ((uint32_t)(s[i + 2] & 0x3f) << 6) | (s[i + 3] & 0x3f);                          \
-        if (v_ < 0x10000 || v_ > 0x10ffff)                                                      \
-            return -1;                                                                          \
-        *out++ = (T)v_;                                                                         \
-        i += 4;                                                                                 \
+/* Latin-1 (U+0000-U+00FF): 8 bytes a step, without a branch per character. In the
+ * word w, leads (0b11xxxxxx) and continuations (0b10xxxxxx) are flagged in each byte's
+ * high bit; every continuation must follow a lead (the previous step's last lead
+ * carried in) and every lead be 0xc2 or 0xc3. A lead's code point is its low two bits
+ * and its continuation's six (the next byte: the word at s + i + 1). Each byte's code
+ * unit goes to out at the count of the bytes before it that are no continuation, in
+ * order, so that a continuation's is overwritten by the next byte's. */
+static inline int zp_utf8_decode_ucs1(const unsigned char *s, int64_t n, uint8_t *out, int64_t chars) {
+    const uint8_t *end = out + chars;
+    int64_t i = 0, stop;
+    uint64_t err = 0, carry = 0, w, next, leads, conts, bad, value, keep;
+    int k;
+    ZP_UTF8_LOOP(15)
+        w = zp_load_le64(s + i);
+        if (!(w & ZP_HIGH_BITS)) {             /* ASCII: the run copied (8 bytes at least) */
+            err |= carry;                       /* a lead's continuation missing */
+            carry = 0;
+            k = (int)zp_copy_ascii(out, s + i, n - i < end - out ? n - i : end - out);
+            out += k;
+            i += k;
+            continue;
+        }
+        next = zp_load_le64(s + i + 1);
+        leads = w & (w << 1) & ZP_HIGH_BITS;
+        conts = w & ~(w << 1) & ZP_HIGH_BITS;
+        err |= conts ^ ((leads << 8) | carry);
+        bad = (w & 0x3e3e3e3e3e3e3e3eULL) ^ 0x0202020202020202ULL;     /* 0 for 0xc2, 0xc3 */
+        err |= leads & ((bad + 0x7f7f7f7f7f7f7f7fULL) | bad);
+        carry = leads >> 56;
+        keep = (leads >> 7) * 0xff;
+        value = (w & ~keep) | ((((w & 0x0303030303030303ULL) << 6) | (next & 0x3f3f3f3f3f3f3f3fULL)) & keep);
+        if (conts && !(conts & (conts - 1))) { /* one continuation, at byte k: two stores */
+            k = (int)zp_ascii_prefix8(conts);
+            zp_store_le64(out, value);
+            zp_store_le64(out + k, (value >> (8 * k)) >> 8);
+            out += 7;
+            i += 8;
+            continue;
+        }
+        keep = (~conts & ZP_HIGH_BITS) >> 7;
+        keep = (keep * ZP_LOW_BYTES) - keep;    /* byte k: the kept bytes before it (at most 7) */
+        for (k = 0; k < 8; k++)
+            out[(uint8_t)(keep >> (8 * k))] = (uint8_t)(value >> (8 * k));
+        out += (uint8_t)(keep >> 56) + (uint8_t)(~conts >> 63);
+        i += 8;
     }
-
-/* A decoder into code units T: each character read by the first of `steps` that takes
- * its lead byte c, the ASCII run first. */
-#define ZP_UTF8_DECODER(name, T, steps)                                                         \
-    static inline int name(const unsigned char *s, int64_t n, T *out, int64_t chars) {          \
-        const T *end = out + chars;                                                             \
-        int64_t i = 0;                                                                          \
-        unsigned char c;                                                                        \
-        while (i < n) {                                                                         \
-            c = s[i];                                                                           \
-            ZP_UTF8_ASCII_RUN(T)                                                                \
-            steps                                                                               \
-        }                                                                                       \
-        return 0;                                                                               \
+    ZP_UTF8_LOOP_END
+    if (carry) {                                /* the last lead's continuation, read with it */
+        err |= (s[i] & 0xc0) ^ 0x80;
+        i++;
     }
+    while (i < n) {                             /* the last bytes: ASCII, or 0xc2/0xc3 and a continuation */
+        if (out == end)
+            return -1;
+        if (s[i] < 0x80) {
+            *out++ = s[i++];
+            continue;
+        }
+        if ((s[i] & 0xfe) != 0xc2 || i + 1 >= n || (s[i + 1] & 0xc0) != 0x80)
+            return -1;
+        *out++ = (uint8_t)((s[i] << 6) | (s[i + 1] & 0x3f));
+        i += 2;
+    }
+    return err == 0 && out == end ? 0 : -1;
+}
 
-ZP_UTF8_DECODER(zp_utf8_decode_ucs1, uint8_t, if (c > 0xc3) return -1; ZP_UTF8_TWO(uint8_t))
-ZP_UTF8_DECODER(zp_utf8_decode_ucs2, uint16_t, ZP_UTF8_TWO(uint16_t) ZP_UTF8_THREE(uint16_t) return -1;)
-ZP_UTF8_DECODER(zp_utf8_decode_ucs4, uint32_t, ZP_UTF8_TWO(uint32_t) ZP_UTF8_THREE(uint32_t) ZP_UTF8_FOUR(uint32_t))
+/* U+0000-U+FFFF: one character a step, or two three-byte ones (CJK), or four two-byte
+ * ones, or eight ASCII ones; three-byte ones tested first. */
+static inline int zp_utf8_decode_ucs2(const unsigned char *s, int64_t n, uint16_t *out, int64_t chars) {
+    const uint16_t *end = out + chars;
+    int64_t i = 0, stop;
+    uint32_t err = 0, c;
+    uint64_t word;
+    ZP_UTF8_LOOP(8)
+        word = zp_load_le64(s + i);
+        c = (uint32_t)word & 0xff;
+        if (c >= 0xe0) {
+            ZP_UTF8_THREE(uint16_t)
+        } else if (c < 0x80) {
+            ZP_UTF8_ASCII(zp_widen8_ucs2)
+        } else {
+            ZP_UTF8_TWO(uint16_t)
+        }
+    }
+    ZP_UTF8_LOOP_END
+    ZP_UTF8_TAIL(uint16_t, 0xffff)
+}
 
-#undef ZP_UTF8_ASCII_RUN
+/* U+0000-U+10FFFF: as U+0000-U+FFFF, and four-byte characters (emoji), two at once
+ * where the 8 bytes are two of them, one in each half of the word. A four-byte one's
+ * lead keeps four bits, so that the range check refuses the leads 0xf5-0xff too. */
+static inline int zp_utf8_decode_ucs4(const unsigned char *s, int64_t n, uint32_t *out, int64_t chars) {
+    const uint32_t *end = out + chars;
+    int64_t i = 0, stop;
+    uint32_t err = 0, c, w, v;
+    uint64_t word, pair, pair_top;
+    ZP_UTF8_LOOP(8)
+        word = zp_load_le64(s + i);
+        c = (uint32_t)word & 0xff;
+        if (c < 0x80) {
+            ZP_UTF8_ASCII(zp_widen8_ucs4)
+        } else if (c >= 0xf0) {
+            if ((word & 0xc0c0c0f8c0c0c0f8ULL) == 0x808080f0808080f0ULL) {
+                pair = ((word & 0x0000000700000007ULL) << 18) | ((word & 0x00003f0000003f00ULL) << 4)
+                       | ((word >> 10) & 0x00000fc000000fc0ULL) | ((word >> 24) & 0x0000003f0000003fULL);
+                /* each 1-16 above its 16 bits: U+10000-U+10FFFF */
+                pair_top = ((((pair >> 16) & 0x0000001f0000001fULL) + 0x0000000f0000000fULL)
+                            & 0x0000003000000030ULL) ^ 0x0000001000000010ULL;
+                err |= (uint32_t)(pair_top | (pair_top >> 32));
+                out[0] = (uint32_t)pair;
+                out[1] = (uint32_t)(pair >> 32);
+                out += 2;
+                i += 8;
+            } else {
+                w = (uint32_t)word;
+                v = ((c & 0x0f) << 18) | ((w << 4) & 0x3f000) | ((w >> 10) & 0x0fc0) | ((w >> 24) & 0x3f);
+                err |= ((w & 0xc0c0c000) ^ 0x80808000) | (uint32_t)(v - 0x10000 > 0xfffff);
+                *out++ = v;
+                i += 4;
+            }
+        } else if (c >= 0xe0) {
+            ZP_UTF8_THREE(uint32_t)
+        } else {
+            ZP_UTF8_TWO(uint32_t)
+        }
+    }
+    ZP_UTF8_LOOP_END
+    ZP_UTF8_TAIL(uint32_t, 0x10ffff)
+}
+
+#undef ZP_UTF8_TAIL
+#undef ZP_UTF8_LOOP
+#undef ZP_UTF8_LOOP_END
+#undef ZP_UTF8_ASCII
 #undef ZP_UTF8_TWO
 #undef ZP_UTF8_THREE
-#undef ZP_UTF8_FOUR
-#undef ZP_UTF8_DECODER
 
 /* -- structs -------------------------------------------------------------------------- */
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import zebrapack
 from zebrapack import DecodeError
@@ -140,3 +142,132 @@ def test_a_fixstr_field_cut_short_or_exactly_at_the_end(schema: zebrapack.Schema
         with pytest.raises(DecodeError, match="input ends inside a value") as caught:
             schema.decode(cut, Text)
         assert (caught.value.path, caught.value.offset) == ("Text.S", 2)
+
+
+# -- the decoders' steps --------------------------------------------------------------
+# The core's UTF-8 decoders take several characters a step where they can (eight ASCII
+# bytes, four two-byte characters, two three-byte ones, two four-byte ones, Latin-1 eight
+# bytes at a time) and one character elsewhere, then the last bytes one at a time: every
+# arrangement of character lengths at every place relative to those steps, in every str
+# kind and at its boundaries (U+00FF/U+0100, U+FFFF/U+10000), decodes to what Python's
+# decoder makes of the same bytes; every invalid form at every place fails with Python's
+# own message and byte offset.
+
+def decode(schema: zebrapack.Schema, payload: bytes) -> str:
+    return schema.decode(field_s(payload), Text).S
+
+
+def assert_same_str(got: str, want: str) -> None:
+    assert got == want
+    # the same compact kind as Python's own str (its largest code point decides it)
+    assert max(got, default="\x00") == max(want, default="\x00")
+    assert got.encode("utf-8", "surrogatepass") == want.encode("utf-8")
+
+
+# one character of each UTF-8 length, at the ends of its range, and the kind boundaries
+ONE = ["a", "\x00", "\x7f"]
+TWO = ["\x80", "é", "\xff", "\u0100", "\u07ff"]
+THREE = ["\u0800", "日", "\ud7ff", "\ue000", "\uffff"]
+FOUR = ["\U00010000", "😀", "\U0010ffff"]
+# a first character that makes the str of each kind (and the decoder of each kind run)
+KIND_LEADS = {"ucs1": "é", "ucs2": "\u0100", "ucs2-cjk": "日", "ucs4": "😀"}
+
+
+@pytest.mark.parametrize("kind", list(KIND_LEADS))
+@pytest.mark.parametrize("chars", [ONE, TWO, THREE, FOUR], ids=["one", "two", "three", "four"])
+def test_runs_of_every_length_at_every_offset_decode_exactly(schema: zebrapack.Schema, kind: str,
+                                                             chars: list[str]) -> None:
+    lead = KIND_LEADS[kind]
+    for pad in range(0, 17):
+        for run in (1, 2, 3, 4, 5, 8, 9, 17, 40):
+            run_text = "".join(chars[k % len(chars)] for k in range(run))
+            for tail in ("", "z", "zzzzzzz", "zzzzzzzzzzzzzzzzzz"):
+                text = lead + "x" * pad + run_text + tail
+                if kind == "ucs1" and max(text) > "\xff":
+                    continue
+                assert_same_str(decode(schema, text.encode()), text)
+                # and long, past the thresholds where the str goes to other paths
+                long_text = text * 5 + lead + run_text * 7
+                assert_same_str(decode(schema, long_text.encode()), long_text)
+
+
+@pytest.mark.parametrize("size", [0, 1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 63, 64, 65, 100, 257, 4099])
+def test_random_mixes_of_every_length_decode_exactly(schema: zebrapack.Schema, size: int) -> None:
+    rng = random.Random(size)
+    alphabets = [ONE + TWO, ONE + THREE, ONE + FOUR, TWO + THREE, TWO + FOUR, THREE + FOUR,
+                 ONE + TWO + THREE + FOUR, TWO, THREE, FOUR, ["é", "a"], ["\u0100", "a"], ["\uffff", "\U00010000"]]
+    for alphabet in alphabets:
+        for _ in range(4):
+            text = "".join(rng.choice(alphabet) for _ in range(size))
+            assert_same_str(decode(schema, text.encode()), text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(exclude_categories=["Cs"]), max_size=200))
+def test_any_text_decodes_as_it_was(text: str) -> None:
+    schema = zebrapack.schema_from_dataclasses(Text, package="strs")
+    for sample in (text, "é" + text, "日" + text, "😀" + text, text * 3 + "\U0010ffff"):
+        assert_same_str(decode(schema, sample.encode()), sample)
+
+
+def python_error_or_none(payload: bytes) -> str | None:
+    try:
+        payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return str(exc)
+    return None
+
+
+# every invalid form: stray continuations, overlong two-, three- and four-byte forms, the
+# leads 0xc0, 0xc1 and 0xf5-0xff, surrogates, above U+10FFFF, sequences cut by ASCII or
+# by another lead, and the input's end
+INVALID_FORMS = [
+    b"\x80", b"\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xc2", b"\xc2\x41", b"\xc3\xc3", b"\xdf\xc0",
+    b"\xe0\x80\x80", b"\xe0\x9f\xbf", b"\xe1\x80", b"\xe1\x41\x80", b"\xef\xbf\x41", b"\xe8\x80\xe8",
+    b"\xed\xa0\x80", b"\xed\xbf\xbf", b"\xed\xb0\x80",
+    b"\xf0\x80\x80\x80", b"\xf0\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf5\x80\x80\x80", b"\xf7\xbf\xbf\xbf",
+    b"\xf1\x80\x80", b"\xf1\x80\x80\x41", b"\xf0\x9f\x98", b"\xf8\x88\x80\x80\x80", b"\xfc\x80", b"\xff",
+    b"\xfe",
+]
+# runs the steps take several characters at a time from, for the invalid form to sit in
+CONTEXTS = {
+    "ascii": "abcdefgh" * 3, "latin1": "é" * 12, "two": "\u0100\u07ff" * 8, "cjk": "日本" * 8,
+    "emoji": "😀" * 8, "mixed": "a\u0100日😀" * 4,
+}
+
+
+@pytest.mark.parametrize("context", list(CONTEXTS))
+@pytest.mark.parametrize("bad", INVALID_FORMS, ids=lambda b: b.hex())
+def test_every_invalid_form_at_every_place_fails_with_pythons_words(schema: zebrapack.Schema, context: str,
+                                                                     bad: bytes) -> None:
+    run = CONTEXTS[context].encode()
+    for lead in ("", "\u0100", "😀"):
+        for at in range(0, 18):
+            for after in (b"", run, run * 5):
+                payload = lead.encode() + run[:at] + bad + after
+                message = python_error_or_none(payload)
+                if message is None:         # a cut that happens to land between characters
+                    assert decode(schema, payload) == payload.decode()
+                    continue
+                with pytest.raises(DecodeError) as caught:
+                    schema.decode(field_s(payload), Text)
+                assert str(caught.value.reason) == f"invalid UTF-8 in a str: {message}"
+                assert (caught.value.path, caught.value.offset) == ("Text.S", 2)
+
+
+def test_mutated_valid_text_is_refused_exactly_when_python_refuses_it(schema: zebrapack.Schema) -> None:
+    rng = random.Random(2611)
+    base = ("aé\u0100\u07ff\u0800日\ud7ff\ue000\uffff\U00010000😀\U0010ffff" * 12).encode()
+    for _ in range(4000):
+        payload = bytearray(base[: rng.randrange(1, len(base))])
+        for _ in range(rng.randrange(1, 3)):
+            payload[rng.randrange(len(payload))] = rng.choice(
+                [0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x41, 0xa0, 0x90])
+        data = bytes(payload)
+        message = python_error_or_none(data)
+        if message is None:
+            assert_same_str(decode(schema, data), data.decode())
+        else:
+            with pytest.raises(DecodeError) as caught:
+                schema.decode(field_s(data), Text)
+            assert str(caught.value.reason) == f"invalid UTF-8 in a str: {message}"
