@@ -33,6 +33,7 @@ cdef extern from "zp_arrow_write.h":
         bint large
         const unsigned char *key
         Py_ssize_t key_len
+        uint64_t key_word
         Py_ssize_t room_after
         const uint8_t *validity
         const unsigned char *data1
@@ -48,10 +49,12 @@ cdef extern from "zp_arrow_write.h":
                              const unsigned char *limit) noexcept nogil
     Py_ssize_t zp_lanes_write(zp_lane **fields, Py_ssize_t k, Py_ssize_t n, int64_t at, unsigned char **pp,
                               const unsigned char *limit, Py_ssize_t *count) noexcept nogil
+    ctypedef struct zp_row_check:
+        int64_t to
     int64_t zp_rows_write(zp_lane **fields, Py_ssize_t n, const unsigned char *name, Py_ssize_t name_len,
                           bint with_name, Py_ssize_t room, const uint8_t *validity, int64_t off, int64_t r,
                           int64_t stop, zp_out *out, Py_ssize_t chunk_bytes, int64_t *ends, Py_ssize_t ends_cap,
-                          Py_ssize_t *n_ends, int *full) noexcept nogil
+                          Py_ssize_t *n_ends, int *full, zp_row_check *check) noexcept nogil
     unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
     bint zp_all_valid(const uint8_t *bitmap, int64_t offset, int64_t length) noexcept nogil
     void zp_split_timestamp(int64_t v, int64_t per_second, int64_t *seconds, uint32_t *nanos) noexcept nogil
@@ -186,6 +189,7 @@ cdef struct WriteCtx:
     Py_ssize_t n_ends
     bint want_ends
     bint rows_of_lanes      # the root struct's fields all have lanes, in a fixmap (zp_rows_write)
+    zp_row_check check      # the rows zp_rows_write checked in bulk last (reset when a batch is bound)
 
 
 # -- errors -----------------------------------------------------------------------
@@ -1006,11 +1010,17 @@ cdef int aw_encode_rows(WriteCtx *ctx, WCol *root, int64_t start, int64_t stop, 
     cdef int64_t r = start
     cdef int64_t *ends
     cdef int full = 0
+    if ctx.want_ends and ctx.ends == NULL:     # (zp_rows_write takes NULL as no ends wanted)
+        ctx.ends = <int64_t *>malloc(1024 * sizeof(int64_t))
+        if ctx.ends == NULL:
+            return fail_oom(ctx)
+        ctx.ends_cap = 1024
     while r < stop:
         if ctx.rows_of_lanes:
             r = zp_rows_write(<zp_lane **>root.children, root.n_children, root.name_entry, root.name_len,
                               ctx.structnames, root.room, root.ln.validity, root.off, r, stop, &ctx.out,
-                              chunk_bytes, ctx.ends if ctx.want_ends else NULL, ctx.ends_cap, &ctx.n_ends, &full)
+                              chunk_bytes, ctx.ends if ctx.want_ends else NULL, ctx.ends_cap, &ctx.n_ends, &full,
+                              &ctx.check)
             if full:
                 done[0] = r
                 return 0
@@ -1420,6 +1430,7 @@ cdef class ArrowRecordEncoder:
             else:
                 f.ln.key = f.const_bytes
                 f.ln.key_len = f.const_len
+            memcpy(&f.ln.key_word, f.ln.key, 8)    # (padded: 8 bytes there)
             f.ln.omit = f.omit_value
             f.ln.escape = f.ln.escape or fp.deprecated
             f.deprecated = fp.deprecated
@@ -1737,6 +1748,7 @@ cdef class ArrowRecordEncoder:
     def bind(self, _ImportedArray batch):
         """Check the batch against its schema and what its own fields say it holds
         (``ValueError``: invalid Arrow data) before any row is written: its row count."""
+        self.ctx.check.to = 0       # no row of it checked in bulk yet
         self._bind(self.root, &batch.array, batch.array.length, self.plan.name)
         self._bound = batch
         return batch.array.length
