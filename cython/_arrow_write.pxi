@@ -165,6 +165,7 @@ cdef struct WCol:
     bint utf8_bad           # a string column: invalid at ln.utf8_ok (aw_utf8_check)
     Py_ssize_t n_variadic
     ArrowArray *entries     # L_MAP: the entries struct
+    PyObject *bind_path     # the column's path in bind's errors, kept from the first batch (ArrowRecordEncoder.keep)
 
 
 cdef struct WriteCtx:
@@ -1217,6 +1218,23 @@ cdef str _child_path(WCol *c, Py_ssize_t k, str path):
     return path + ((".real", ".imag") if c.kind == K_C64 or c.kind == K_C128 else (".code", ".data"))[k]
 
 
+cdef inline str _bound_path(WCol *c):
+    """c's path as its first bind made it; None before."""
+    return <str>c.bind_path if c.bind_path != NULL else None
+
+
+cdef inline int64_t _layout_buffers(int layout) noexcept:
+    """The buffers an array of the layout has (the validity bitmap first), but variadic ones."""
+    if layout == L_NULL:
+        return 0
+    if layout == L_FIXED_LIST or layout == L_STRUCT:
+        return 1
+    if layout == L_BIN or layout == L_LARGE_BIN or layout == L_VIEW_BIN or layout == L_LIST_VIEW \
+            or layout == L_LARGE_LIST_VIEW:
+        return 3
+    return 2        # BOOL, INT, FLOAT, TIMESTAMP, FIXED_BIN, DICT, LIST, LARGE_LIST, MAP
+
+
 cdef int _check_array(ArrowArray *arr, int64_t need, str path) except -1:
     """The fields of an imported array that every layout relies on."""
     if arr == NULL or arr.release == NULL:
@@ -1664,6 +1682,9 @@ cdef class ArrowRecordEncoder:
 
     cdef int _bind(self, WCol *c, ArrowArray *arr, int64_t need, str path) except -1:
         """_bind_column, then c's lane pointed at the same buffers."""
+        if c.bind_path == NULL:         # (the next batches' binds make no path strings)
+            self.keep.append(path)
+            c.bind_path = <PyObject *>path
         self._bind_column(c, arr, need, path)
         c.ln.data1, c.ln.data2, c.ln.off = c.data1, c.data2, c.off
         c.ln.first, c.ln.last = c.first, c.last
@@ -1684,9 +1705,7 @@ cdef class ArrowRecordEncoder:
         _check_array(arr, need, path)
         c.arr = arr
         c.off = arr.offset
-        buffers = {L_NULL: 0, L_BOOL: 2, L_INT: 2, L_FLOAT: 2, L_TIMESTAMP: 2, L_BIN: 3, L_LARGE_BIN: 3,
-                   L_VIEW_BIN: 3, L_FIXED_BIN: 2, L_DICT: 2, L_LIST: 2, L_LARGE_LIST: 2, L_LIST_VIEW: 3,
-                   L_LARGE_LIST_VIEW: 3, L_FIXED_LIST: 1, L_STRUCT: 1, L_MAP: 2}[layout]
+        buffers = _layout_buffers(layout)
         if arr.n_buffers and arr.buffers == NULL:
             _invalid(path, "an array without its buffers")
         if arr.n_buffers < buffers:
@@ -1722,7 +1741,7 @@ cdef class ArrowRecordEncoder:
                 if c.arrow_index[k] >= arr.n_children:
                     _invalid(path, "a struct array without its children")
                 self._bind(c.children[k], arr.children[c.arrow_index[k]], arr.offset + arr.length,
-                           _child_path(c, k, path))
+                           _bound_path(c.children[k]) or _child_path(c, k, path))
             return 0
         if layout in (L_LIST, L_LARGE_LIST, L_LIST_VIEW, L_LARGE_LIST_VIEW, L_FIXED_LIST, L_MAP):
             if arr.n_children != 1:
@@ -1733,10 +1752,11 @@ cdef class ArrowRecordEncoder:
                 if c.entries.n_children != 2 or c.entries.children == NULL:
                     _invalid(path, "a map array without its key and value columns")
                 child_need = c.entries.offset + c.entries.length
-                self._bind(c.children[0], c.entries.children[0], child_need, path + "[<key>]")
-                self._bind(c.children[1], c.entries.children[1], child_need, path + "[]")
+                self._bind(c.children[0], c.entries.children[0], child_need,
+                           _bound_path(c.children[0]) or path + "[<key>]")
+                self._bind(c.children[1], c.entries.children[1], child_need, _bound_path(c.children[1]) or path + "[]")
             else:
-                self._bind(c.children[0], arr.children[0], 0, path + "[]")
+                self._bind(c.children[0], arr.children[0], 0, _bound_path(c.children[0]) or path + "[]")
                 size = arr.offset + arr.length
                 if layout == L_FIXED_LIST and c.width and size > c.children[0].arr.length // c.width:
                     _invalid(path, f"a fixed-size list array of {size} lists of {c.width} over "
