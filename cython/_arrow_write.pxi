@@ -33,6 +33,7 @@ cdef extern from "zp_arrow_write.h":
         bint large
         const unsigned char *key
         Py_ssize_t key_len
+        uint64_t key_word
         Py_ssize_t room_after
         const uint8_t *validity
         const unsigned char *data1
@@ -48,10 +49,12 @@ cdef extern from "zp_arrow_write.h":
                              const unsigned char *limit) noexcept nogil
     Py_ssize_t zp_lanes_write(zp_lane **fields, Py_ssize_t k, Py_ssize_t n, int64_t at, unsigned char **pp,
                               const unsigned char *limit, Py_ssize_t *count) noexcept nogil
+    ctypedef struct zp_row_check:
+        int64_t to
     int64_t zp_rows_write(zp_lane **fields, Py_ssize_t n, const unsigned char *name, Py_ssize_t name_len,
                           bint with_name, Py_ssize_t room, const uint8_t *validity, int64_t off, int64_t r,
                           int64_t stop, zp_out *out, Py_ssize_t chunk_bytes, int64_t *ends, Py_ssize_t ends_cap,
-                          Py_ssize_t *n_ends, int *full) noexcept nogil
+                          Py_ssize_t *n_ends, int *full, zp_row_check *check) noexcept nogil
     unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
     bint zp_all_valid(const uint8_t *bitmap, int64_t offset, int64_t length) noexcept nogil
     void zp_split_timestamp(int64_t v, int64_t per_second, int64_t *seconds, uint32_t *nanos) noexcept nogil
@@ -162,6 +165,7 @@ cdef struct WCol:
     bint utf8_bad           # a string column: invalid at ln.utf8_ok (aw_utf8_check)
     Py_ssize_t n_variadic
     ArrowArray *entries     # L_MAP: the entries struct
+    PyObject *bind_path     # the column's path in bind's errors, kept from the first batch (ArrowRecordEncoder.keep)
 
 
 cdef struct WriteCtx:
@@ -186,6 +190,7 @@ cdef struct WriteCtx:
     Py_ssize_t n_ends
     bint want_ends
     bint rows_of_lanes      # the root struct's fields all have lanes, in a fixmap (zp_rows_write)
+    zp_row_check check      # the rows zp_rows_write checked in bulk last (reset when a batch is bound)
 
 
 # -- errors -----------------------------------------------------------------------
@@ -1006,11 +1011,17 @@ cdef int aw_encode_rows(WriteCtx *ctx, WCol *root, int64_t start, int64_t stop, 
     cdef int64_t r = start
     cdef int64_t *ends
     cdef int full = 0
+    if ctx.want_ends and ctx.ends == NULL:     # (zp_rows_write takes NULL as no ends wanted)
+        ctx.ends = <int64_t *>malloc(1024 * sizeof(int64_t))
+        if ctx.ends == NULL:
+            return fail_oom(ctx)
+        ctx.ends_cap = 1024
     while r < stop:
         if ctx.rows_of_lanes:
             r = zp_rows_write(<zp_lane **>root.children, root.n_children, root.name_entry, root.name_len,
                               ctx.structnames, root.room, root.ln.validity, root.off, r, stop, &ctx.out,
-                              chunk_bytes, ctx.ends if ctx.want_ends else NULL, ctx.ends_cap, &ctx.n_ends, &full)
+                              chunk_bytes, ctx.ends if ctx.want_ends else NULL, ctx.ends_cap, &ctx.n_ends, &full,
+                              &ctx.check)
             if full:
                 done[0] = r
                 return 0
@@ -1205,6 +1216,23 @@ cdef str _child_path(WCol *c, Py_ssize_t k, str path):
     if c.kind == K_NUMBER:
         return f"{path}.{_NUMBER_PARTS[k]}"
     return path + ((".real", ".imag") if c.kind == K_C64 or c.kind == K_C128 else (".code", ".data"))[k]
+
+
+cdef inline str _bound_path(WCol *c):
+    """c's path as its first bind made it; None before."""
+    return <str>c.bind_path if c.bind_path != NULL else None
+
+
+cdef inline int64_t _layout_buffers(int layout) noexcept:
+    """The buffers an array of the layout has (the validity bitmap first), but variadic ones."""
+    if layout == L_NULL:
+        return 0
+    if layout == L_FIXED_LIST or layout == L_STRUCT:
+        return 1
+    if layout == L_BIN or layout == L_LARGE_BIN or layout == L_VIEW_BIN or layout == L_LIST_VIEW \
+            or layout == L_LARGE_LIST_VIEW:
+        return 3
+    return 2        # BOOL, INT, FLOAT, TIMESTAMP, FIXED_BIN, DICT, LIST, LARGE_LIST, MAP
 
 
 cdef int _check_array(ArrowArray *arr, int64_t need, str path) except -1:
@@ -1420,6 +1448,7 @@ cdef class ArrowRecordEncoder:
             else:
                 f.ln.key = f.const_bytes
                 f.ln.key_len = f.const_len
+            memcpy(&f.ln.key_word, f.ln.key, 8)    # (padded: 8 bytes there)
             f.ln.omit = f.omit_value
             f.ln.escape = f.ln.escape or fp.deprecated
             f.deprecated = fp.deprecated
@@ -1653,6 +1682,9 @@ cdef class ArrowRecordEncoder:
 
     cdef int _bind(self, WCol *c, ArrowArray *arr, int64_t need, str path) except -1:
         """_bind_column, then c's lane pointed at the same buffers."""
+        if c.bind_path == NULL:         # (the next batches' binds make no path strings)
+            self.keep.append(path)
+            c.bind_path = <PyObject *>path
         self._bind_column(c, arr, need, path)
         c.ln.data1, c.ln.data2, c.ln.off = c.data1, c.data2, c.off
         c.ln.first, c.ln.last = c.first, c.last
@@ -1673,9 +1705,7 @@ cdef class ArrowRecordEncoder:
         _check_array(arr, need, path)
         c.arr = arr
         c.off = arr.offset
-        buffers = {L_NULL: 0, L_BOOL: 2, L_INT: 2, L_FLOAT: 2, L_TIMESTAMP: 2, L_BIN: 3, L_LARGE_BIN: 3,
-                   L_VIEW_BIN: 3, L_FIXED_BIN: 2, L_DICT: 2, L_LIST: 2, L_LARGE_LIST: 2, L_LIST_VIEW: 3,
-                   L_LARGE_LIST_VIEW: 3, L_FIXED_LIST: 1, L_STRUCT: 1, L_MAP: 2}[layout]
+        buffers = _layout_buffers(layout)
         if arr.n_buffers and arr.buffers == NULL:
             _invalid(path, "an array without its buffers")
         if arr.n_buffers < buffers:
@@ -1711,7 +1741,7 @@ cdef class ArrowRecordEncoder:
                 if c.arrow_index[k] >= arr.n_children:
                     _invalid(path, "a struct array without its children")
                 self._bind(c.children[k], arr.children[c.arrow_index[k]], arr.offset + arr.length,
-                           _child_path(c, k, path))
+                           _bound_path(c.children[k]) or _child_path(c, k, path))
             return 0
         if layout in (L_LIST, L_LARGE_LIST, L_LIST_VIEW, L_LARGE_LIST_VIEW, L_FIXED_LIST, L_MAP):
             if arr.n_children != 1:
@@ -1722,10 +1752,11 @@ cdef class ArrowRecordEncoder:
                 if c.entries.n_children != 2 or c.entries.children == NULL:
                     _invalid(path, "a map array without its key and value columns")
                 child_need = c.entries.offset + c.entries.length
-                self._bind(c.children[0], c.entries.children[0], child_need, path + "[<key>]")
-                self._bind(c.children[1], c.entries.children[1], child_need, path + "[]")
+                self._bind(c.children[0], c.entries.children[0], child_need,
+                           _bound_path(c.children[0]) or path + "[<key>]")
+                self._bind(c.children[1], c.entries.children[1], child_need, _bound_path(c.children[1]) or path + "[]")
             else:
-                self._bind(c.children[0], arr.children[0], 0, path + "[]")
+                self._bind(c.children[0], arr.children[0], 0, _bound_path(c.children[0]) or path + "[]")
                 size = arr.offset + arr.length
                 if layout == L_FIXED_LIST and c.width and size > c.children[0].arr.length // c.width:
                     _invalid(path, f"a fixed-size list array of {size} lists of {c.width} over "
@@ -1737,6 +1768,7 @@ cdef class ArrowRecordEncoder:
     def bind(self, _ImportedArray batch):
         """Check the batch against its schema and what its own fields say it holds
         (``ValueError``: invalid Arrow data) before any row is written: its row count."""
+        self.ctx.check.to = 0       # no row of it checked in bulk yet
         self._bind(self.root, &batch.array, batch.array.length, self.plan.name)
         self._bound = batch
         return batch.array.length

@@ -10,8 +10,18 @@
 #include <string.h>
 #include <Python.h>     /* Py_ssize_t only */
 #include "zp_civil.h"
+#include "zp_columnar.h"    /* zp_utf8_invalid_at */
 #include "zp_wire.h"
 #include "zp_write.h"
+
+/* A point the code never reaches (a switch's impossible default). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ZP_UNREACHABLE() __builtin_unreachable()
+#elif defined(_MSC_VER)
+#define ZP_UNREACHABLE() __assume(0)
+#else
+#define ZP_UNREACHABLE() ((void)0)
+#endif
 
 /* The records written so far: data[0..pos), cap bytes of room (a bytes object's,
  * which _arrow_write.pxi grows and hands over). */
@@ -97,6 +107,7 @@ typedef struct {
     int large;                      /* STR, BIN: 64-bit offsets */
     const unsigned char *key;       /* the key's bytes, padded (zp_copy_words) */
     Py_ssize_t key_len;             /* CONST: the compiled bytes' */
+    uint64_t key_word;              /* the key's first 8 bytes (padded): all of it when key_len <= 8 */
     Py_ssize_t room_after;          /* the struct's fixed part after this field, slack included */
     const uint8_t *validity;        /* bound per batch */
     const unsigned char *data1;
@@ -113,14 +124,17 @@ typedef struct {
  * Returns its size, 0 when omit leaves a zero value out (positive zero of a float, Go's
  * zero time), -1 when it is not the lane's to
  * write (a string that needs more room or whose UTF-8 is not checked yet, anything to
- * refuse): the caller's general path writes it or refuses it with its message. */
-ZP_ALWAYS_INLINE Py_ssize_t zp_lane_value(const zp_lane *f, int64_t j, int omit, unsigned char *p,
-                                          const unsigned char *limit) {
+ * refuse): the caller's general path writes it or refuses it with its message.
+ * checked 0 (a constant: the checks compile away): the value is one of rows the caller
+ * checked in bulk (zp_rows_clean: offsets, UTF-8, range, room), written without them.
+ * op: f->op, or that op as a constant (zp_rows_run_clean: no second dispatch). */
+ZP_ALWAYS_INLINE Py_ssize_t zp_lane_store_op(const zp_lane *f, int64_t j, int omit, unsigned char *p,
+                                             const unsigned char *limit, const int checked, const int op) {
     int64_t v, start, stop, seconds;
     uint64_t bits;
     uint32_t nanos;
     const unsigned char *d;
-    switch (f->op) {
+    switch (op) {
     case ZP_LANE_STR:
     case ZP_LANE_BIN:
         if (f->large) {
@@ -130,20 +144,20 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_lane_value(const zp_lane *f, int64_t j, int omit,
             start = ((const int32_t *)f->data1)[j];
             stop = ((const int32_t *)f->data1)[j + 1];
         }
-        if (start < 0 || stop < start || stop > f->last)
+        if (checked && (start < 0 || stop < start || stop > f->last))
             return -1;
         if (stop == start) {
             if (omit)
                 return 0;
-        } else if (f->op == ZP_LANE_STR) {
+        } else if (checked && op == ZP_LANE_STR) {
             /* inside the checked part, between two characters: valid */
             d = f->data2;
             if (!(start >= f->first && stop < f->utf8_ok && (d[start] & 0xc0) != 0x80 && (d[stop] & 0xc0) != 0x80))
                 return -1;
         }
-        if (stop - start > limit - p - 5 - f->room_after || stop - start > ZP_MAX_LENGTH32)
+        if (checked && (stop - start > limit - p - 5 - f->room_after || stop - start > ZP_MAX_LENGTH32))
             return -1;
-        if (f->op == ZP_LANE_STR)
+        if (op == ZP_LANE_STR)
             return zp_store_str(p, f->data2 + start, stop - start);
         v = zp_store_header(p, ZP_BIN, stop - start);
         zp_copy_short(p + v, f->data2 + start, stop - start);
@@ -152,7 +166,7 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_lane_value(const zp_lane *f, int64_t j, int omit,
         v = ((const int64_t *)f->data1)[j];
         if (v == 0 && omit)
             return 0;
-        if (v < f->imin || v > f->imax)
+        if (checked && (v < f->imin || v > f->imax))
             return -1;
         return zp_store_signed(p, v);
     case ZP_LANE_F64:
@@ -179,35 +193,58 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_lane_value(const zp_lane *f, int64_t j, int omit,
     }
 }
 
+ZP_ALWAYS_INLINE Py_ssize_t zp_lane_store(const zp_lane *f, int64_t j, int omit, unsigned char *p,
+                                          const unsigned char *limit, const int checked) {
+    return zp_lane_store_op(f, j, omit, p, limit, checked, f->op);
+}
+
+ZP_ALWAYS_INLINE Py_ssize_t zp_lane_value(const zp_lane *f, int64_t j, int omit, unsigned char *p,
+                                          const unsigned char *limit) {
+    return zp_lane_store(f, j, omit, p, limit, 1);
+}
+
+/* The key of lane f at p (8 bytes of slack past it); returns where its value goes. A
+ * key of at most 8 bytes (a zid's, most tags) is one store of its word. */
+ZP_ALWAYS_INLINE unsigned char *zp_lane_key(unsigned char *p, const zp_lane *f) {
+    if (f->key_len <= 8) {
+        memcpy(p, &f->key_word, 8);
+        return p + f->key_len;
+    }
+    return zp_copy_words(p, f->key, f->key_len);
+}
+
 /* Fields k.. of a struct (fields[k..n), their values at index at of the columns) written
  * from *pp, within limit (the output's end; room for the struct's fixed part was made:
  * each field's key and bounded value, and room_after beyond), counted in *count, while
- * each is one the lanes write (zp_lane_value). Returns the index of the first field left
- * to the caller (one it escapes, a null, a value zp_lane_value leaves: the caller writes
+ * each is one the lanes write (zp_lane_store). Returns the index of the first field left
+ * to the caller (one it escapes, a null, a value zp_lane_store leaves: the caller writes
  * it, or refuses it with its message, and calls again from the next one); n when all
- * are written. */
-static Py_ssize_t zp_lanes_write(zp_lane *const *fields, Py_ssize_t k, Py_ssize_t n, int64_t at,
-                                 unsigned char **pp, const unsigned char *limit, Py_ssize_t *count) {
+ * are written. checked: as zp_lane_store's (0: fields that all have lanes, at a row
+ * checked in bulk, with its room made); nulls 0: no field's value is null here (their
+ * bitmaps are not read). */
+ZP_ALWAYS_INLINE Py_ssize_t zp_lanes_run(zp_lane *const *fields, Py_ssize_t k, Py_ssize_t n, int64_t at,
+                                         unsigned char **pp, const unsigned char *limit, Py_ssize_t *count,
+                                         const int checked, const int nulls) {
     unsigned char *p = *pp, *value;
     Py_ssize_t written = *count, size;
     for (; k < n; k++) {
         const zp_lane *f = fields[k];
         int64_t j = at + f->off;
-        if (f->escape)              /* (ZP_LANE_ESCAPE included) */
+        if (checked && f->escape)   /* (ZP_LANE_ESCAPE included) */
             break;
         if (f->op == ZP_LANE_CONST) {
             if (f->key_len) {
-                p = zp_copy_words(p, f->key, f->key_len);
+                p = zp_lane_key(p, f);
                 written++;
             }
             continue;
         }
         /* (a bitmap without a null is dropped when the batch is bound) */
-        if (f->validity != NULL && !((f->validity[j >> 3] >> (j & 7)) & 1))
+        if (nulls && f->validity != NULL && !((f->validity[j >> 3] >> (j & 7)) & 1))
             break;
-        value = zp_copy_words(p, f->key, f->key_len);
-        size = zp_lane_value(f, j, f->omit, value, limit);
-        if (size < 0)
+        value = zp_lane_key(p, f);
+        size = zp_lane_store(f, j, f->omit, value, limit, checked);
+        if (checked && size < 0)
             break;              /* (the key is written again by the caller) */
         if (size > 0) {         /* (0: the value and its key left out) */
             p = value + size;
@@ -219,25 +256,76 @@ static Py_ssize_t zp_lanes_write(zp_lane *const *fields, Py_ssize_t k, Py_ssize_
     return k;
 }
 
+static Py_ssize_t zp_lanes_write(zp_lane *const *fields, Py_ssize_t k, Py_ssize_t n, int64_t at,
+                                 unsigned char **pp, const unsigned char *limit, Py_ssize_t *count) {
+    return zp_lanes_run(fields, k, n, at, pp, limit, count, 1, 1);
+}
+
+/* The fields (lanes..last) of a row at index at of their columns, checked in bulk and
+ * found clean, none null, room made (zp_rows_run's clean case): one loop with a case
+ * per op, each with its store inlined for that op; *pp moves, *count counts the
+ * entries written. Every field's key but a CONST's is of at most 8 bytes
+ * (zp_short_keys): one store of its word. */
+ZP_ALWAYS_INLINE void zp_lanes_run_clean(const zp_lane *lanes, const zp_lane *last, int64_t at,
+                                         unsigned char **pp, Py_ssize_t *count) {
+    unsigned char *p = *pp, *value;
+    Py_ssize_t written = *count, size;
+    for (const zp_lane *f = lanes; f < last; f++) {
+        int64_t j = at + f->off;
+        memcpy(p, &f->key_word, 8);
+        value = p + f->key_len;
+        switch (f->op) {
+#define ZP_LANE_CASE(op) case op: size = zp_lane_store_op(f, j, f->omit, value, NULL, 0, op); break;
+        ZP_LANE_CASE(ZP_LANE_STR)
+        ZP_LANE_CASE(ZP_LANE_BIN)
+        ZP_LANE_CASE(ZP_LANE_I64)
+        ZP_LANE_CASE(ZP_LANE_F64)
+        ZP_LANE_CASE(ZP_LANE_BOOL)
+        ZP_LANE_CASE(ZP_LANE_TIME)
+#undef ZP_LANE_CASE
+        case ZP_LANE_CONST:     /* its bytes are its key (none: left out) */
+            p = zp_copy_words(p, f->key, f->key_len);
+            written += f->key_len != 0;
+            continue;
+        default:
+            size = 0;
+            ZP_UNREACHABLE();   /* (rows of lanes only) */
+        }
+        if (size > 0) {         /* (0: the value and its key left out) */
+            p = value + size;
+            written++;
+        }
+    }
+    *pp = p;
+    *count = written;
+}
+
 /* Rows r.. (to stop) of a root struct whose n fields all have lanes, each a map of at
  * most 15 entries (a fixmap: its header one byte), with_name: the struct's name entry
  * first (name, name_len, padded); validity, off: the root's; room: the struct's fixed
  * part's bound. Written into out until the output holds chunk_bytes (*full set) or a
- * row is one the lanes leave (a null row, a field left, no room for the fixed part, no
- * room for its end in ends): that row is left whole to the caller. ends (NULL when
- * not wanted): each record's end, *n_ends of ends_cap. Returns the first row not
- * written. */
-static int64_t zp_rows_write(zp_lane *const *fields, Py_ssize_t n, const unsigned char *name, Py_ssize_t name_len,
-                             int with_name, Py_ssize_t room, const uint8_t *validity, int64_t off, int64_t r,
-                             int64_t stop, zp_out *out, Py_ssize_t chunk_bytes, int64_t *ends, Py_ssize_t ends_cap,
-                             Py_ssize_t *n_ends, int *full) {
+ * row is one the lanes leave (a null row, a field left, no room for its end in ends;
+ * checked: no room for the fixed part): that row is left whole to the caller. ends
+ * (NULL when not wanted): each record's end, *n_ends of ends_cap. Returns the first row
+ * not written. checked 0: rows r..stop were checked in bulk and their room made
+ * (zp_rows_write); nulls 0: none of them is null, nor any of their values; clean (with
+ * both 0, and keys as zp_lanes_run_clean wants them): their fields written by
+ * zp_lanes_run_clean. */
+ZP_ALWAYS_INLINE int64_t zp_rows_run(zp_lane *const *fields, Py_ssize_t n, const unsigned char *name,
+                                     Py_ssize_t name_len, int with_name, Py_ssize_t room, const uint8_t *validity,
+                                     int64_t off, int64_t r, int64_t stop, zp_out *out, Py_ssize_t chunk_bytes,
+                                     int64_t *ends, Py_ssize_t ends_cap, Py_ssize_t *n_ends, int *full,
+                                     const int checked, const int nulls, const int clean) {
     unsigned char *base = out->data, *p = base + out->pos, *head;
     const unsigned char *limit = base + out->cap;
     Py_ssize_t count;
-    *full = 0;
+    zp_lane lanes[15];          /* clean: the lanes side by side (a fixmap's fields: n <= 15) */
+    if (clean)
+        for (Py_ssize_t k = 0; k < n; k++)
+            lanes[k] = *fields[k];
     for (; r < stop; r++) {
         int64_t at = r + off;
-        if ((validity != NULL && !((validity[at >> 3] >> (at & 7)) & 1)) || limit - p < room
+        if ((nulls && validity != NULL && !((validity[at >> 3] >> (at & 7)) & 1)) || (checked && limit - p < room)
                 || (ends != NULL && *n_ends == ends_cap))
             break;
         head = p++;
@@ -246,7 +334,9 @@ static int64_t zp_rows_write(zp_lane *const *fields, Py_ssize_t n, const unsigne
             p = zp_copy_words(p, name, name_len);
             count = 1;
         }
-        if (zp_lanes_write(fields, 0, n, at, &p, limit, &count) < n) {
+        if (clean)
+            zp_lanes_run_clean(lanes, lanes + n, at, &p, &count);
+        else if (zp_lanes_run(fields, 0, n, at, &p, limit, &count, checked, nulls) < n) {
             p = head;
             break;
         }
@@ -260,6 +350,172 @@ static int64_t zp_rows_write(zp_lane *const *fields, Py_ssize_t n, const unsigne
         }
     }
     out->pos = p - base;
+    return r;
+}
+
+/* Whether every field's key but a CONST's is of at most 8 bytes (zp_lanes_run_clean). */
+static int zp_short_keys(zp_lane *const *fields, Py_ssize_t n) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (fields[k]->op != ZP_LANE_CONST && fields[k]->key_len > 8)
+            return 0;
+    return 1;
+}
+
+/* Rows are checked in bulk in blocks of this many (zp_rows_clean), a block's buffers in
+ * cache while its rows are written. */
+#define ZP_CLEAN_ROWS 1024
+
+/* Which rows of the bound batch were checked in bulk (zp_rows_write): rows from..to,
+ * clean or not, with a null (the row's or a value's) or not. Reset (to = 0) when a
+ * batch is bound. */
+typedef struct {
+    int64_t from, to;
+    int clean, nulls, short_keys;
+} zp_row_check;
+
+/* Whether s[0..n) is all ASCII: the bytes ORed together a word at a time. */
+static int zp_all_ascii(const unsigned char *s, int64_t n) {
+    uint64_t acc = 0, w;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, s + i, 8);
+        acc |= w;
+    }
+    for (; i < n; i++)
+        acc |= s[i];
+    return (acc & 0x8080808080808080ULL) == 0;
+}
+
+/* Offset k of a string or binary lane's column. */
+ZP_ALWAYS_INLINE int64_t zp_lane_offset(const zp_lane *f, int64_t k) {
+    return f->large ? ((const int64_t *)f->data1)[k] : ((const int32_t *)f->data1)[k];
+}
+
+/* Whether values j..j+rows of lane f (rows >= 1, none of them null but perhaps some)
+ * may be written without zp_lane_store's checks, each taken as it would take it: a
+ * string or binary column's offsets in order, inside its data buffer and within
+ * msgpack's limit; a string column's bytes between them valid UTF-8 and each value
+ * starting between two characters (so each value is valid); an int64 column's values
+ * in the field's range. Each a pass over the block's buffers, without a branch per value. */
+static int zp_lane_clean(const zp_lane *f, int64_t j, int64_t rows) {
+    int64_t k, lo, hi, start, stop, bad = 0;
+    const unsigned char *d;
+    switch (f->op) {
+    case ZP_LANE_STR:
+    case ZP_LANE_BIN:
+        if (f->large) {
+            const int64_t *o = (const int64_t *)f->data1 + j;
+            for (k = 0; k < rows; k++)
+                bad |= o[k + 1] < o[k];
+        } else {
+            const int32_t *o = (const int32_t *)f->data1 + j;
+            for (k = 0; k < rows; k++)
+                bad |= o[k + 1] < o[k];
+        }
+        start = zp_lane_offset(f, j);
+        stop = zp_lane_offset(f, j + rows);
+        if (bad || start < 0 || stop > f->last || stop - start > ZP_MAX_LENGTH32)
+            return 0;
+        if (f->op == ZP_LANE_BIN || zp_all_ascii(f->data2 + start, stop - start))
+            return 1;
+        d = f->data2;
+        if (zp_utf8_invalid_at(d + start, stop - start) >= 0)
+            return 0;
+        for (k = 1; k < rows; k++) {
+            int64_t at = zp_lane_offset(f, j + k);
+            if (at < stop && (d[at] & 0xc0) == 0x80)
+                return 0;
+        }
+        return 1;
+    case ZP_LANE_I64:
+        if (f->imin == INT64_MIN && f->imax == INT64_MAX)
+            return 1;
+        lo = hi = ((const int64_t *)f->data1)[j];
+        for (k = 1; k < rows; k++) {
+            int64_t v = ((const int64_t *)f->data1)[j + k];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+        return lo >= f->imin && hi <= f->imax;
+    default:                    /* F64, BOOL, TIME, CONST: every value is taken */
+        return 1;
+    }
+}
+
+/* Whether rows at..at+rows (the root's physical indices) of fields that all have lanes
+ * are clean (zp_lane_clean) in every field. */
+static int zp_rows_clean(zp_lane *const *fields, Py_ssize_t n, int64_t at, int64_t rows) {
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!zp_lane_clean(fields[k], at + fields[k]->off, rows))
+            return 0;
+    return 1;
+}
+
+/* Whether rows at..at+rows (physical indices of the root, whose bitmap is validity) or
+ * any of their values in fields may be null. */
+static int zp_rows_nulls(zp_lane *const *fields, Py_ssize_t n, const uint8_t *validity, int64_t at, int64_t rows) {
+    if (validity != NULL && !zp_all_valid(validity, at, rows))
+        return 1;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (fields[k]->validity != NULL && !zp_all_valid(fields[k]->validity, at + fields[k]->off, rows))
+            return 1;
+    return 0;
+}
+
+/* The most bytes rows at..at+rows of clean rows take: room a row, and the bytes of
+ * their strings and binaries. */
+static int64_t zp_rows_bound(zp_lane *const *fields, Py_ssize_t n, Py_ssize_t room, int64_t at, int64_t rows) {
+    int64_t bound = rows * room;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        const zp_lane *f = fields[k];
+        if (f->op == ZP_LANE_STR || f->op == ZP_LANE_BIN)
+            bound += zp_lane_offset(f, at + f->off + rows) - zp_lane_offset(f, at + f->off);
+    }
+    return bound;
+}
+
+/* zp_rows_run over rows r..stop (its arguments and its result): in blocks of
+ * ZP_CLEAN_ROWS checked in bulk first (*check: the block checked last), the rows of a
+ * clean block that fit in the room left written without a check per value, the others
+ * with them. */
+static int64_t zp_rows_write(zp_lane *const *fields, Py_ssize_t n, const unsigned char *name, Py_ssize_t name_len,
+                             int with_name, Py_ssize_t room, const uint8_t *validity, int64_t off, int64_t r,
+                             int64_t stop, zp_out *out, Py_ssize_t chunk_bytes, int64_t *ends, Py_ssize_t ends_cap,
+                             Py_ssize_t *n_ends, int *full, zp_row_check *check) {
+    int64_t end, rows, done;
+    *full = 0;
+    while (r < stop) {
+        if (r < check->from || r >= check->to) {
+            check->from = r;
+            check->to = stop - r > ZP_CLEAN_ROWS ? r + ZP_CLEAN_ROWS : stop;
+            check->clean = zp_rows_clean(fields, n, r + off, check->to - r);
+            check->nulls = check->clean && zp_rows_nulls(fields, n, validity, r + off, check->to - r);
+            check->short_keys = zp_short_keys(fields, n);
+        }
+        end = check->to;
+        if (check->clean) {
+            for (rows = end - r; rows > 0; rows /= 2)
+                if (zp_rows_bound(fields, n, room, r + off, rows) <= out->cap - out->pos)
+                    break;
+            if (rows > 0 && !check->nulls && check->short_keys)
+                done = zp_rows_run(fields, n, name, name_len, with_name, room, validity, off, r, r + rows, out,
+                                   chunk_bytes, ends, ends_cap, n_ends, full, 0, 0, 1);
+            else if (rows > 0)
+                done = zp_rows_run(fields, n, name, name_len, with_name, room, validity, off, r, r + rows, out,
+                                   chunk_bytes, ends, ends_cap, n_ends, full, 0, 1, 0);
+            if (rows > 0) {
+                if (*full || done < r + rows)
+                    return done;
+                r = done;
+                continue;
+            }
+        }
+        done = zp_rows_run(fields, n, name, name_len, with_name, room, validity, off, r, end, out, chunk_bytes,
+                           ends, ends_cap, n_ends, full, 1, 1, 0);
+        if (*full || done < end)
+            return done;
+        r = done;
+    }
     return r;
 }
 
