@@ -444,9 +444,25 @@ cdef extern from *:
 cdef object _encode_parsing = Codec.__dict__["encode"]
 
 cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames):
+    cdef unsigned char small[SMALL_RECORD]
+    cdef PyObject *plan
+    cdef Py_ssize_t size
     if kwnames == NULL and nargs == 1:
+        # A small record of the last plan's class, a flat plan: written on the C stack
+        # by write_flat_record and copied once into its bytes, with no other set-up (no
+        # Writer: nothing in it can fail, so no trail, mode or class table; and no size
+        # hint to keep, as a record that fits the stack leaves it small). Anything else,
+        # and a record write_flat_record leaves, by _encode.
+        plan = (<Codec>self)._last_plan
+        # (<StructPlan>plan): read in place, no reference taken (the codec holds the plan)
+        if plan != NULL and Py_TYPE(<object>args[0]) == (<StructPlan>plan).tp and (<StructPlan>plan).flat \
+                and struct_size_hint(<StructPlan>plan) + SIZE_SLACK <= SMALL_RECORD:
+            size = write_flat_record(small, 0, SMALL_RECORD, <StructPlan>plan, <object>args[0], True)
+            if size >= 0:
+                return PyBytes_FromStringAndSize(<const char *>small, size)
         return (<Codec>self)._encode(args[0], True, False, False)
     return PyObject_Vectorcall(_encode_parsing.__get__(self, Codec), args, nargs, kwnames)
+
 
 # its docstring with the text signature first, as the def's (kept alive here)
 cdef bytes _ENCODE_DOC = (f"encode{_encode_parsing.__text_signature__}\n--\n\n"
