@@ -1172,7 +1172,8 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
             continue                        # nothing can fail here: no trail entry needed
         trail_field(&w.trail, fc.plan)
         key_pos = w.pos
-        put_raw(w, fc.wkey, fc.wkey_len)
+        ensure(w, fc.wkey_len + 7)          # the key as words (store_field_key): no memcpy call
+        w.pos = store_field_key(w.data + w.pos, fc) - w.data
         held = <object>slot                 # a strong reference: what follows may run Python code
         if fc.time_field:
             written = write_time(w, <TypePlan>fc.type, held, omit, True)

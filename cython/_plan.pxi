@@ -118,8 +118,9 @@ cdef struct FieldC:
     const char *wkey                # the key this array's mode writes: zid_key in cfields, tag_key in cmsgp_fields,
     Py_ssize_t wkey_len             # padded for zp_copy_words (FieldPlan.zid_key_words, tag_key_words)
     int inline_kind                 # INLINE_*: which exact built-in values write_struct writes inline
-    Py_ssize_t inline_room          # the room an inline field takes at most, but a str's or []byte's
+    int inline_room                 # the room an inline field takes at most, but a str's or []byte's
                                     # data: its key, its value's largest fixed form, a word's overrun
+                                    # (an int: it fills the padding before imin)
     int64_t imin                    # integer fields: the TypePlan's range
     int64_t imax
     uint64_t umax
@@ -494,6 +495,14 @@ cdef enum:
     INLINE_POINTER = 16     # added to the kind of a pointer's value: a non-nil *T of those
 
 
+cdef void set_inline(FieldC *fc, int inline_kind) noexcept:
+    """The field's inline kind and room (for its key, wkey_len, set before); a key too
+    long for the room's int (no schema has one) leaves the field to write_value."""
+    cdef Py_ssize_t room = fc.wkey_len + _inline_value_room(inline_kind) + 7
+    fc.inline_kind = inline_kind if room <= INT32_MAX else INLINE_NONE
+    fc.inline_room = <int>room if room <= INT32_MAX else 0
+
+
 cdef Py_ssize_t _inline_value_room(int inline_kind) noexcept:
     """The bytes an inline value of the kind takes at most, a str's or []byte's data left
     out: an int or float64 9, a time 15, a str or []byte header 5, a float32 5, a bool 1."""
@@ -558,8 +567,7 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.absent_zero = <PyObject *>None if fp.time_field else (<PyObject *>fp.type.zero if fp.type.zero_shared else NULL)
     fc.wkey = PyBytes_AS_STRING(fp.zid_key_words)
     fc.wkey_len = fc.zid_key_len
-    fc.inline_kind = _inline_kind(fp)
-    fc.inline_room = fc.wkey_len + _inline_value_room(fc.inline_kind) + 7
+    set_inline(fc, _inline_kind(fp))
     nested = fp.type.elem if fp.type.kind == K_POINTER else fp.type
     fc.imin = (<TypePlan>nested).imin       # a pointer's: its value's range
     fc.imax = (<TypePlan>nested).imax
@@ -586,8 +594,7 @@ cdef flatten_fields(StructPlan plan):
         fill_field_c(&plan.cmsgp_fields[i], <FieldPlan>plan.msgp_fields[i])
         plan.cmsgp_fields[i].wkey = PyBytes_AS_STRING((<FieldPlan>plan.msgp_fields[i]).tag_key_words)  # msgp mode
         plan.cmsgp_fields[i].wkey_len = plan.cmsgp_fields[i].tag_key_len                          # writes tags
-        plan.cmsgp_fields[i].inline_room = (plan.cmsgp_fields[i].wkey_len
-                                            + _inline_value_room(plan.cmsgp_fields[i].inline_kind) + 7)
+        set_inline(&plan.cmsgp_fields[i], plan.cmsgp_fields[i].inline_kind)
         plan.cmsgp_every[i] = plan.cmsgp_fields[i]
         plan.cmsgp_every[i].omitempty = False
         if 0 <= plan.cfields[i].zid < plan.zid_limit:     # a field without a zid has none to look up
