@@ -333,6 +333,7 @@ cdef class Codec:
         cdef unsigned char small[SMALL_RECORD]
         cdef StructPlan plan = <StructPlan>self._plan_of(<object>obj)
         cdef Py_ssize_t hint = struct_size_hint(plan)
+        cdef Py_ssize_t slack = record_slack(plan)
         self._start_encode(&w, plan, structnames, msgp, fixext)
         w.out_array = NULL
         w.has_view = False
@@ -344,7 +345,7 @@ cdef class Codec:
             w.data = small
             w.cap = SMALL_RECORD
         else:
-            w.cap = hint + SIZE_SLACK
+            w.cap = hint + slack
             out = PyBytes_FromStringAndSize(NULL, w.cap)
             Py_INCREF(out)
             w.out_bytes = <PyObject *>out
@@ -359,7 +360,7 @@ cdef class Codec:
         record_encoded_size(plan, w.pos)
         if w.out_bytes == NULL:
             return PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
-        if w.cap - w.pos <= SIZE_SLACK + (w.pos >> 4):
+        if w.cap - w.pos <= slack + (w.pos >> 4):
             # Cut to its size where it is: what it leaves of its memory is the slack and
             # at most a sixteenth (freed with it), against a realloc, whose split of
             # the block costs the next encode's malloc more than the copy it saves.
@@ -392,7 +393,7 @@ cdef class Codec:
         w.out_array = <PyObject *>buffer
         w.has_view = False
         w.pos = offset
-        w.cap = offset + struct_size_hint(plan) + SIZE_SLACK
+        w.cap = offset + struct_size_hint(plan) + record_slack(plan)
         PyByteArray_Resize(buffer, w.cap)
         PyObject_GetBuffer(buffer, &w.view, PyBUF_SIMPLE)
         w.has_view = True

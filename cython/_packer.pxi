@@ -56,6 +56,14 @@ cdef enum:
                             # grow its buffer near the end
 
 
+cdef inline Py_ssize_t record_slack(StructPlan sp) noexcept:
+    """The room a buffer sized for the struct's last record has past it: SIZE_SLACK, and
+    for a flat plan its fixed room (StructPlan.flat_room), which write_flat_record checks
+    before it stores the fields without a test each: a record of the size expected then
+    takes that loop rather than write_struct's."""
+    return SIZE_SLACK + sp.flat_room if sp.flat else SIZE_SLACK
+
+
 cdef int writer_grow(Writer *w, Py_ssize_t n) except -1:
     """Room for n more bytes: the capacity at least doubled, and half again what is
     needed now (a large value reserved for is followed by more fields), so that a
