@@ -333,6 +333,7 @@ cdef class Codec:
         cdef unsigned char small[SMALL_RECORD]
         cdef StructPlan plan = <StructPlan>self._plan_of(<object>obj)
         cdef Py_ssize_t hint = struct_size_hint(plan)
+        cdef Py_ssize_t slack = record_slack(plan)
         self._start_encode(&w, plan, structnames, msgp, fixext)
         w.out_array = NULL
         w.has_view = False
@@ -344,7 +345,7 @@ cdef class Codec:
             w.data = small
             w.cap = SMALL_RECORD
         else:
-            w.cap = hint + SIZE_SLACK
+            w.cap = hint + slack
             out = PyBytes_FromStringAndSize(NULL, w.cap)
             Py_INCREF(out)
             w.out_bytes = <PyObject *>out
@@ -359,7 +360,7 @@ cdef class Codec:
         record_encoded_size(plan, w.pos)
         if w.out_bytes == NULL:
             return PyBytes_FromStringAndSize(<const char *>w.data, w.pos)
-        if w.cap - w.pos <= SIZE_SLACK + (w.pos >> 4):
+        if w.cap - w.pos <= slack + (w.pos >> 4):
             # Cut to its size where it is: what it leaves of its memory is the slack and
             # at most a sixteenth (freed with it), against a realloc, whose split of
             # the block costs the next encode's malloc more than the copy it saves.
@@ -392,7 +393,7 @@ cdef class Codec:
         w.out_array = <PyObject *>buffer
         w.has_view = False
         w.pos = offset
-        w.cap = offset + struct_size_hint(plan) + SIZE_SLACK
+        w.cap = offset + struct_size_hint(plan) + record_slack(plan)
         PyByteArray_Resize(buffer, w.cap)
         PyObject_GetBuffer(buffer, &w.view, PyBUF_SIMPLE)
         w.has_view = True
@@ -444,9 +445,25 @@ cdef extern from *:
 cdef object _encode_parsing = Codec.__dict__["encode"]
 
 cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames):
+    cdef unsigned char small[SMALL_RECORD]
+    cdef PyObject *plan
+    cdef Py_ssize_t size
     if kwnames == NULL and nargs == 1:
+        # A small record of the last plan's class, a flat plan: written on the C stack
+        # by write_flat_record and copied once into its bytes, with no other set-up (no
+        # Writer: nothing in it can fail, so no trail, mode or class table; and no size
+        # hint to keep, as a record that fits the stack leaves it small). Anything else,
+        # and a record write_flat_record leaves, by _encode.
+        plan = (<Codec>self)._last_plan
+        # (<StructPlan>plan): read in place, no reference taken (the codec holds the plan)
+        if plan != NULL and Py_TYPE(<object>args[0]) == (<StructPlan>plan).tp and (<StructPlan>plan).flat \
+                and struct_size_hint(<StructPlan>plan) + SIZE_SLACK <= SMALL_RECORD:
+            size = write_flat_record(small, 0, SMALL_RECORD, <StructPlan>plan, <object>args[0], True)
+            if size >= 0:
+                return PyBytes_FromStringAndSize(<const char *>small, size)
         return (<Codec>self)._encode(args[0], True, False, False)
     return PyObject_Vectorcall(_encode_parsing.__get__(self, Codec), args, nargs, kwnames)
+
 
 # its docstring with the text signature first, as the def's (kept alive here)
 cdef bytes _ENCODE_DOC = (f"encode{_encode_parsing.__text_signature__}\n--\n\n"

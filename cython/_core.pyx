@@ -81,7 +81,7 @@ from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_CheckExact, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_Check, PyUnicode_DecodeUTF8
 from libc.math cimport signbit
-from libc.stdint cimport INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
+from libc.stdint cimport INT32_MAX, INT64_MAX, INT64_MIN, UINT64_MAX, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, uintptr_t
 from libc.string cimport memcmp, memcpy, memmove, memset
 
 import datetime as _datetime_module

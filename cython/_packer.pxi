@@ -20,6 +20,7 @@ cdef struct Writer:
 
 cdef extern from "zp_wire.h":
     void zp_copy_short(unsigned char *dst, const void *src, Py_ssize_t n) noexcept
+    unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) noexcept nogil
 
 
 cdef int writer_fail(Writer *w, str message) except -1:
@@ -53,6 +54,14 @@ cdef enum:
                             # than it takes: a map entry's str8 key and int, reserved as a str32
                             # and an int64), so that a record of the size expected does not
                             # grow its buffer near the end
+
+
+cdef inline Py_ssize_t record_slack(StructPlan sp) noexcept:
+    """The room a buffer sized for the struct's last record has past it: SIZE_SLACK, and
+    for a flat plan its fixed room (StructPlan.flat_room), which write_flat_record checks
+    before it stores the fields without a test each: a record of the size expected then
+    takes that loop rather than write_struct's."""
+    return SIZE_SLACK + sp.flat_room if sp.flat else SIZE_SLACK
 
 
 cdef int writer_grow(Writer *w, Py_ssize_t n) except -1:
@@ -203,7 +212,7 @@ cdef extern from *:
 
     /* An exact datetime whose tzinfo is utc (datetime.timezone.utc) as Unix seconds and
        nanoseconds, as datetime_to_unix computes them: 1; 0 for any other value. */
-    static inline int zp_utc_datetime_unix(PyObject *o, PyObject *utc, int64_t *seconds, uint32_t *nanos) {
+    ZP_ALWAYS_INLINE int zp_utc_datetime_unix(PyObject *o, PyObject *utc, int64_t *seconds, uint32_t *nanos) {
         if (Py_TYPE(o) != PyDateTimeAPI->DateTimeType || PyDateTime_DATE_GET_TZINFO(o) != utc)
             return 0;
         *seconds = zp_days_from_civil(PyDateTime_GET_YEAR(o), (unsigned)PyDateTime_GET_MONTH(o),
@@ -215,7 +224,7 @@ cdef extern from *:
     }
     """
     const char *zp_str_utf8_or_null(object o, Py_ssize_t *n) noexcept
-    bint zp_utc_datetime_unix(object o, object utc, int64_t *seconds, uint32_t *nanos) noexcept
+    bint zp_utc_datetime_unix(PyObject *o, PyObject *utc, int64_t *seconds, uint32_t *nanos) noexcept
 
 
 cdef inline const char *exact_str_utf8(object s, Py_ssize_t *n) noexcept:
@@ -425,7 +434,7 @@ cdef int write_time(Writer *w, TypePlan t, object value, bint omit, bint field_l
     """time.Time. At field level None is Go's zero instant (left out, or written in msgp mode)."""
     cdef int64_t seconds
     cdef uint32_t nanos
-    if zp_utc_datetime_unix(value, _UTC, &seconds, &nanos):
+    if zp_utc_datetime_unix(<PyObject *>value, <PyObject *>_UTC, &seconds, &nanos):
         if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
             return 0
         return put_time(w, seconds, nanos) + 1
@@ -582,8 +591,10 @@ cdef extern from *:
         __attribute__((always_inline));
     /* and the pieces of every fast path: the field writer of write_struct and
        write_flat_record, an int's range test, a str's UTF-8, a str or bin store */
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_inline_field(unsigned char *, unsigned char *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int, Py_ssize_t *) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_write_inline_field(
-        struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int)
+        struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int)
         __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_int_fits(PyObject *, int, int64_t, int64_t, uint64_t, uint64_t *)
         __attribute__((always_inline));
@@ -593,9 +604,16 @@ cdef extern from *:
                                                          Py_ssize_t) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_writer_enter(struct __pyx_t_9zebrapack_5_core_Writer *)
         __attribute__((always_inline));
-    static inline int __pyx_f_9zebrapack_5_core_field_room(struct __pyx_t_9zebrapack_5_core_Writer *,
-        struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t, int) __attribute__((always_inline));
-    static inline unsigned char *__pyx_f_9zebrapack_5_core_put_field_key(struct __pyx_t_9zebrapack_5_core_Writer *,
+    struct __pyx_obj_9zebrapack_5_core_StructPlan;
+    static inline Py_ssize_t __pyx_f_9zebrapack_5_core_flat_fields(unsigned char *, Py_ssize_t, Py_ssize_t,
+        struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject *, int, int) __attribute__((always_inline));
+    static inline Py_ssize_t __pyx_f_9zebrapack_5_core_write_flat_record(unsigned char *, Py_ssize_t, Py_ssize_t,
+        struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject *, int) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_time_field(unsigned char *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int) __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_data_room(unsigned char *, unsigned char *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t, int, Py_ssize_t *) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_field_key(unsigned char *,
         struct __pyx_t_9zebrapack_5_core_FieldC *) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_put_blob(struct __pyx_t_9zebrapack_5_core_Writer *, int,
                                                           void const *, Py_ssize_t) __attribute__((always_inline));
@@ -650,7 +668,7 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
             return 0
         put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
         return 1
-    if kind == K_TIME and zp_utc_datetime_unix(<object>item, _UTC, &seconds, &nanos):
+    if kind == K_TIME and zp_utc_datetime_unix(item, <PyObject *>_UTC, &seconds, &nanos):
         put_time(w, seconds, nanos)
         return 1
     return 0
@@ -790,8 +808,10 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         elif Py_TYPE(<object>item) == struct_tp:
             # a record of exactly the element's struct: written as write_value writes it,
             # without its dispatch
-            held = <object>item     # a strong reference: write_struct may run Python code
-            write_struct(w, target.struct_plan, held, w.structnames and not w.msgp, target.inlined)
+            if not (target.struct_plan.flat and not w.msgp
+                    and write_flat_nested(w, target.struct_plan, <object>item, w.structnames)):
+                held = <object>item     # a strong reference: write_struct may run Python code
+                write_struct(w, target.struct_plan, held, w.structnames and not w.msgp, target.inlined)
         elif not write_exact_scalar(w, target, item):
             held = <object>item     # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
@@ -902,149 +922,183 @@ cdef enum:
     FIELD_GENERAL = 2       # not an exact built-in value of the field's type: write_value decides
 
 
-cdef inline int field_room(Writer *w, FieldC *fc, Py_ssize_t n, bint grow) except -1:
-    """0 when n bytes fit at w.pos, the buffer grown if they did not and grow allows it;
-    1 when they do not fit and grow is False (write_flat_record: write_struct grows)."""
-    # ensure() spelled out: the compiler keeps this test inline in write_inline_field.
-    # Growing is the one thing of an inline field that can fail: the field goes into
-    # the trail only then, for the error's path (every other failure sets its own).
-    if n > w.cap - w.pos:
-        if not grow:
-            return 1
-        trail_field(&w.trail, fc.plan)
-        writer_grow(w, n)
-    return 0
+cdef extern from *:
+    """
+    /* store_inline_field's answer for a field that does not fit (checked): no position */
+    #define ZP_NO_ROOM ((unsigned char *)1)
+    """
+    unsigned char *NO_ROOM "ZP_NO_ROOM"
 
 
-cdef inline unsigned char *put_field_key(Writer *w, FieldC *fc) noexcept:
-    """The field's key at w.pos (room already ensured); returns the position after it.
-    w.pos is not moved: the caller moves it past the value."""
-    cdef unsigned char *p = w.data + w.pos
-    if fc.wkey_len == 1:                    # a fixint zid: no memcpy call
-        p[0] = <unsigned char>fc.wkey[0]
-        return p + 1
-    memcpy(p, fc.wkey, fc.wkey_len)
-    return p + fc.wkey_len
+cdef inline unsigned char *store_field_key(unsigned char *p, FieldC *fc) noexcept:
+    """The field's key at p, as words (its room includes their overrun: inline_room);
+    returns the position after it."""
+    return zp_copy_words(p, <const unsigned char *>fc.wkey, fc.wkey_len)
 
 
-cdef inline int write_inline_field(Writer *w, FieldC *fc, int inline_kind, PyObject *slot, bint omit,
-                                   bint grow) except -1:
+cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
+                                              PyObject *slot, bint omit, bint checked, Py_ssize_t *room) noexcept:
     """A field whose value is an exact built-in of its type (inline_kind, the field's
-    FieldC.inline_kind): its key and value under one capacity check, or left out when it
-    is the zero and omit asks so (the same zeros as is_plain_zero and write_time: 0,
-    +0.0 but not -0.0 or NaN, "", b"", False, Go's zero instant). No Python code runs
-    and nothing can fail but memory. FIELD_GENERAL for anything else, and (grow False:
-    nothing can fail) when the buffer is too short."""
+    FieldC.inline_kind): its key and value stored at p; returns the position after
+    them, or p itself when the value is the zero and omit asks it left out (the same
+    zeros as is_plain_zero and write_time: 0, +0.0 but not -0.0 or NaN, "", b"", False,
+    Go's zero instant). No Python code runs and nothing can fail. NULL, nothing stored,
+    for anything else (write_value decides), or when it does not fit:
+
+    ``checked``: the field is stored when its room (FieldC.inline_room, and a str's or
+    []byte's data) fits below limit; else NO_ROOM (inline_field_room says how much it
+    needs). Not checked (write_flat_record, once the record's fixed room is known to
+    fit): room is the budget left for strs' and []bytes' data, which each takes from;
+    NULL when it runs out. The write position is the caller's local, not the Writer's: the compiler keeps
+    it in a register across fields, where each byte stored through the Writer's data
+    could alias its fields and make it reload them."""
     cdef PyTypeObject *tp = Py_TYPE(<object>slot)
     cdef uint64_t bits
     cdef double d
-    cdef Py_ssize_t n = 0
+    cdef Py_ssize_t n
     cdef const char *text
-    cdef unsigned char *p
-    # A range test and three tests, the rarer kinds out of line: a longer chain of
-    # tests would become a jump table, which costs every field more. Ints come first.
+    cdef unsigned char byte
+    # A range test and tests in the order of how common the kinds are, the rarer kinds
+    # out of line: a chain of tests costs the common kinds less than a jump table.
     if inline_kind <= INLINE_UNSIGNED:
         if tp != &PyLong_Type or not int_fits(<object>slot, inline_kind == INLINE_SIGNED, fc.imin, fc.imax,
                                               fc.umax, &bits):
-            return FIELD_GENERAL
+            return NULL
         if bits == 0 and omit:
-            return FIELD_OMITTED
-        if field_room(w, fc, fc.wkey_len + 9, grow):
-            return FIELD_GENERAL
-        p = put_field_key(w, fc)
-        p += zp_store_int(p, inline_kind == INLINE_SIGNED, bits)
-    elif inline_kind == INLINE_F64:
+            return p
+        if checked and fc.inline_room > limit - p:
+            return NO_ROOM
+        p = store_field_key(p, fc)
+        return p + zp_store_int(p, inline_kind == INLINE_SIGNED, bits)
+    if inline_kind == INLINE_F64:
         if tp != &PyFloat_Type:
-            return FIELD_GENERAL
+            return NULL
         d = PyFloat_AS_DOUBLE(<object>slot)
         if omit and d == 0.0 and not signbit(d):    # -0.0 is written: only +0.0 is empty
-            return FIELD_OMITTED
-        if field_room(w, fc, fc.wkey_len + 9, grow):
-            return FIELD_GENERAL
-        p = put_field_key(w, fc)
-        p += zp_store_f64(p, d)
-    elif inline_kind == INLINE_STR:
+            return p
+        if checked and fc.inline_room > limit - p:
+            return NO_ROOM
+        p = store_field_key(p, fc)
+        return p + zp_store_f64(p, d)
+    if inline_kind == INLINE_STR:
         if tp != &PyUnicode_Type:
-            return FIELD_GENERAL
+            return NULL
         text = exact_str_utf8(<object>slot, &n)
         if text == NULL or n > ZP_MAX_LENGTH32:     # write_str raises
-            return FIELD_GENERAL
+            return NULL
         if n == 0 and omit:
-            return FIELD_OMITTED
-        if field_room(w, fc, fc.wkey_len + 5 + n, grow):
-            return FIELD_GENERAL
-        p = put_field_key(w, fc)
-        p += zp_store_str(p, text, n)
-    elif inline_kind == INLINE_BOOL:
+            return p
+        if not data_room(p, limit, fc, n, checked, room):
+            return NO_ROOM if checked else NULL
+        p = store_field_key(p, fc)
+        return p + zp_store_str(p, text, n)
+    if inline_kind == INLINE_BOOL:
         if <object>slot is True:
-            if field_room(w, fc, fc.wkey_len + 1, grow):
-                return FIELD_GENERAL
-            p = put_field_key(w, fc)
-            p[0] = ZP_TRUE
-            p += 1
+            byte = ZP_TRUE
         elif <object>slot is False:
             if omit:
-                return FIELD_OMITTED
-            if field_room(w, fc, fc.wkey_len + 1, grow):
-                return FIELD_GENERAL
-            p = put_field_key(w, fc)
-            p[0] = ZP_FALSE
-            p += 1
+                return p
+            byte = ZP_FALSE
         else:
-            return FIELD_GENERAL
-    else:
-        return write_inline_rare_field(w, fc, inline_kind, slot, omit, grow)
-    w.pos = p - w.data
-    return FIELD_WRITTEN
+            return NULL
+        if checked and fc.inline_room > limit - p:
+            return NO_ROOM
+        p = store_field_key(p, fc)
+        p[0] = byte
+        return p + 1
+    if inline_kind == INLINE_TIME:
+        if checked and fc.inline_room > limit - p:
+            return NO_ROOM
+        return store_time_field(p, fc, slot, omit)
+    return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, room)
 
 
-cdef int write_inline_rare_field(Writer *w, FieldC *fc, int inline_kind, PyObject *slot, bint omit,
-                                 bint grow) except -1:
-    """write_inline_field's other kinds: a time, bytes, a float32, and a non-nil pointer
-    (its nil is the field's zero, left out before), whose value is written whatever it
-    is."""
+cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObject *slot, bint omit) noexcept:
+    """store_inline_field's time (its room made): a datetime in UTC (zp_utc_datetime_unix)."""
     cdef int64_t seconds
     cdef uint32_t nanos
+    if not zp_utc_datetime_unix(slot, <PyObject *>_UTC, &seconds, &nanos):
+        return NULL
+    if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
+        return p
+    p = store_field_key(p, fc)
+    return p + zp_store_time(p, seconds, nanos)
+
+
+cdef inline bint data_room(unsigned char *p, unsigned char *limit, FieldC *fc, Py_ssize_t n, bint checked,
+                           Py_ssize_t *room) noexcept:
+    """Whether a str's or []byte's n bytes of data fit (store_inline_field's room)."""
+    if checked:
+        return fc.inline_room + n <= limit - p
+    if n > room[0]:
+        return False
+    room[0] -= n
+    return True
+
+
+cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
+                                            PyObject *slot, bint omit, bint checked, Py_ssize_t *room) noexcept:
+    """store_inline_field's other kinds: bytes, a float32, and a non-nil pointer (its nil
+    is the field's zero, left out before), whose value is written whatever it is."""
     cdef Py_ssize_t n
-    cdef unsigned char *p
     if inline_kind > INLINE_POINTER:
-        return write_inline_field(w, fc, inline_kind - INLINE_POINTER, slot, False, grow)
-    if inline_kind == INLINE_TIME:
-        if not zp_utc_datetime_unix(<object>slot, _UTC, &seconds, &nanos):
-            return FIELD_GENERAL
-        if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
-            return FIELD_OMITTED
-        if field_room(w, fc, fc.wkey_len + 15, grow):
-            return FIELD_GENERAL
-        p = put_field_key(w, fc)
-        p += zp_store_time(p, seconds, nanos)
-    elif inline_kind == INLINE_BYTES:
+        if checked:
+            return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, True, room)
+        return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, False, room)
+    if inline_kind == INLINE_BYTES:
         if Py_TYPE(<object>slot) != &PyBytes_Type:
-            return FIELD_GENERAL
+            return NULL
         n = PyBytes_GET_SIZE(<object>slot)
         if n == 0 and omit:
-            return FIELD_OMITTED
+            return p
         if n > ZP_MAX_LENGTH32:             # write_bin raises
-            return FIELD_GENERAL
-        if field_room(w, fc, fc.wkey_len + 5 + n, grow):
-            return FIELD_GENERAL
-        p = put_field_key(w, fc)
-        p += zp_store_blob(p, ZP_BIN, PyBytes_AS_STRING(<object>slot), n)
-    elif inline_kind == INLINE_F32:
+            return NULL
+        if not data_room(p, limit, fc, n, checked, room):
+            return NO_ROOM if checked else NULL
+        p = store_field_key(p, fc)
+        return p + zp_store_blob(p, ZP_BIN, PyBytes_AS_STRING(<object>slot), n)
+    if inline_kind == INLINE_F32:
         if Py_TYPE(<object>slot) != &PyFloat_Type:
-            return FIELD_GENERAL
+            return NULL
         if omit and PyFloat_AS_DOUBLE(<object>slot) == 0.0 and not signbit(PyFloat_AS_DOUBLE(<object>slot)):
-            return FIELD_OMITTED
-        if field_room(w, fc, fc.wkey_len + 5, grow):
-            return FIELD_GENERAL
-        p = put_field_key(w, fc)
-        n = zp_store_f32(p, PyFloat_AS_DOUBLE(<object>slot))
+            return p
+        if checked and fc.inline_room > limit - p:
+            return NO_ROOM
+        n = zp_store_f32(store_field_key(p, fc), PyFloat_AS_DOUBLE(<object>slot))
         if n == 0:                          # out of float32's range: write_float raises
-            return FIELD_GENERAL
-        p += n
-    else:
+            return NULL
+        return p + fc.wkey_len + n
+    return NULL
+
+
+cdef Py_ssize_t inline_field_room(FieldC *fc, PyObject *slot) noexcept:
+    """The room a field store_inline_field found NO_ROOM for needs: its inline_room, and
+    a str's or []byte's data."""
+    cdef Py_ssize_t n = 0
+    if Py_TYPE(<object>slot) == &PyUnicode_Type:
+        exact_str_utf8(<object>slot, &n)    # held by the str since store_inline_field asked
+    elif Py_TYPE(<object>slot) == &PyBytes_Type:
+        n = PyBytes_GET_SIZE(<object>slot)
+    return fc.inline_room + n
+
+
+cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint omit) except -1:
+    """store_inline_field at w.pos, for write_struct: FIELD_WRITTEN, FIELD_OMITTED or
+    FIELD_GENERAL, the buffer grown when the field does not fit (the one thing of an
+    inline field that can fail: the field goes into the trail only then, for the
+    error's path)."""
+    cdef unsigned char *p = w.data + w.pos
+    cdef unsigned char *end = store_inline_field(p, w.data + w.cap, fc, fc.inline_kind, slot, omit, True, NULL)
+    if end == NO_ROOM:                      # (a time's room is tested before its value)
+        trail_field(&w.trail, fc.plan)
+        writer_grow(w, inline_field_room(fc, slot))
+        p = w.data + w.pos
+        end = store_inline_field(p, w.data + w.cap, fc, fc.inline_kind, slot, omit, True, NULL)
+    if end == NULL:
         return FIELD_GENERAL
-    w.pos = p - w.data
+    if end == p:
+        return FIELD_OMITTED
+    w.pos = end - w.data
     return FIELD_WRITTEN
 
 
@@ -1116,7 +1170,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
             trail_field(&w.trail, fc.plan)
             writer_fail(w, f"field {(<FieldPlan>fc.plan).name} is not set")
         if fc.inline_kind != INLINE_NONE:
-            written = write_inline_field(w, fc, fc.inline_kind, slot, omit, True)
+            written = write_inline_field(w, fc, slot, omit)
             if written == FIELD_WRITTEN:
                 count += 1
                 continue
@@ -1126,7 +1180,8 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
             continue                        # nothing can fail here: no trail entry needed
         trail_field(&w.trail, fc.plan)
         key_pos = w.pos
-        put_raw(w, fc.wkey, fc.wkey_len)
+        ensure(w, fc.wkey_len + 7)          # the key as words (store_field_key): no memcpy call
+        w.pos = store_field_key(w.data + w.pos, fc) - w.data
         held = <object>slot                 # a strong reference: what follows may run Python code
         if fc.time_field:
             written = write_time(w, <TypePlan>fc.type, held, omit, True)
@@ -1167,47 +1222,80 @@ cdef list (*_struct_prologue)(Writer *, StructPlan, object)
 _struct_prologue = struct_prologue
 
 
-cdef inline int write_flat_root(Writer *w, StructPlan sp, object obj) except -1:
+cdef inline int write_flat_root(Writer *w, StructPlan sp, object obj) noexcept:
     """A root record (encode's, encode_into's) through write_flat_record when it may take
     it: a flat plan, zebrapack mode, exactly the plan's class. 1 when written; 0 and
     nothing written otherwise, for write_struct."""
+    cdef Py_ssize_t end
     if sp.flat and not w.msgp and Py_TYPE(obj) == sp.tp:
-        return write_flat_record(w, sp, obj, w.structnames)
+        end = write_flat_record(w.data, w.pos, w.cap, sp, obj, w.structnames)
+        if end >= 0:
+            w.pos = end
+            return 1
     return 0
 
 
-cdef int write_flat_record(Writer *w, StructPlan sp, object obj, bint with_name) except -1:
-    """A root record of a flat plan (StructPlan.flat), in zebrapack mode and of exactly
-    the plan's class, at w.pos: one loop over its slots, zero fields left out, 1 when
-    written. Nothing in it can fail: a value write_inline_field does not write itself
-    (another type, out of range, a non-ASCII str, an unset slot) or a buffer too short
-    for the next field returns 0 with w.pos where it was, and write_struct writes the
-    record (growing the buffer, raising what it raises). A root record needs no trail
-    level: depth 1 is within every max_depth."""
-    cdef Py_ssize_t start = w.pos
+cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize_t cap, StructPlan sp,
+                                   object obj, bint with_name, bint checked) noexcept:
+    """write_flat_record's loop; ``checked``: each field's room tested (store_inline_field),
+    else the record's fixed room known to fit."""
+    cdef unsigned char *start = data + pos
+    cdef unsigned char *limit = data + cap
     cdef Py_ssize_t header_size = zp_map_header_size(sp.field_count + with_name)
-    cdef Py_ssize_t count
+    cdef unsigned char *p = start + header_size
+    cdef unsigned char *q
+    cdef Py_ssize_t count = 0
+    cdef Py_ssize_t room = (limit - start) - sp.flat_room     # not checked: the budget for data
     cdef FieldC *fc = sp.cfields
     cdef FieldC *end = fc + sp.field_count
     cdef PyObject *slot
-    cdef int written
-    if header_size + sp.name_entry_len > w.cap - w.pos:
-        return 0
-    count = open_struct_map(w, sp, header_size, with_name)
+    if checked and header_size + sp.name_entry_len + 7 > limit - start:
+        return -1
+    if with_name:
+        p = zp_copy_words(p, sp.name_entry_w, sp.name_entry_len)
+        count = 1
     while fc < end:
         slot = zp_slot_get(obj, fc.offset)
         if slot != fc.zero:
             if slot == NULL:
-                break
-            written = write_inline_field(w, fc, fc.inline_kind, slot, True, False)
-            if written == FIELD_GENERAL:
-                break
-            count += written                # FIELD_WRITTEN 1, FIELD_OMITTED 0
+                return -1
+            q = store_inline_field(p, limit, fc, fc.inline_kind, slot, True, checked, &room)
+            if q == NULL or q == NO_ROOM:   # not a value it takes, or no room
+                return -1
+            count += q != p                 # p itself: a zero left out
+            p = q
         fc += 1
-    if fc != end:
-        w.pos = start
+    return zp_close_map(data, pos, header_size, p - data, count)
+
+
+cdef inline Py_ssize_t write_flat_record(unsigned char *data, Py_ssize_t pos, Py_ssize_t cap, StructPlan sp,
+                                         object obj, bint with_name) noexcept:
+    """A root record of a flat plan (StructPlan.flat), in zebrapack mode and of exactly
+    the plan's class, at data + pos (cap bytes of room in data): one loop over its
+    slots, zero fields left out; returns the position after it. Nothing in it can fail:
+    a value store_inline_field does not write itself (another type, out of range, a str
+    with a surrogate, an unset slot) or a buffer too short returns -1, and write_struct
+    writes the record (growing the buffer, raising what it raises). A root record needs
+    no trail level: depth 1 is within every max_depth. When the record's fixed room
+    (StructPlan.flat_room) fits, its fields are stored without a room test each."""
+    if sp.flat_room <= cap - pos:
+        return flat_fields(data, pos, cap, sp, obj, with_name, False)
+    return flat_fields(data, pos, cap, sp, obj, with_name, True)
+
+
+cdef int write_flat_nested(Writer *w, StructPlan sp, object obj, bint with_name) noexcept:
+    """A list item of exactly a flat plan's class, in zebrapack mode (write_sequence's)
+    through write_flat_record, one trail level entered for it as write_struct enters it
+    (a limit it passes: 0, and write_struct raises). 1 when written; 0 and nothing
+    written otherwise (write_struct writes it)."""
+    cdef Py_ssize_t end
+    if not trail_enter(&w.trail):
         return 0
-    w.pos = zp_close_map(w.data, start, header_size, w.pos, count)
+    end = write_flat_record(w.data, w.pos, w.cap, sp, obj, with_name)
+    trail_leave(&w.trail)
+    if end < 0:
+        return 0
+    w.pos = end
     return 1
 
 
@@ -1533,7 +1621,7 @@ cdef inline int any_atom(Writer *w, PyObject *item) except -1:
             return 0
         put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
         return 1
-    if zp_utc_datetime_unix(<object>item, _UTC, &seconds, &nanos):
+    if zp_utc_datetime_unix(item, <PyObject *>_UTC, &seconds, &nanos):
         put_time(w, seconds, nanos)
         return 1
     return 0

@@ -81,6 +81,8 @@ cdef class FieldPlan:
     cdef TypePlan type
     cdef bytes zid_key              # the zid as the reference writes it
     cdef bytes tag_key              # FieldTagName as a msgpack str (msgp mode key)
+    cdef bytes zid_key_words        # zid_key and tag_key padded for zp_copy_words (FieldC.wkey)
+    cdef bytes tag_key_words
     cdef bytes tag                  # FieldTagName, UTF-8
     cdef Py_ssize_t offset          # member slot offset in instances, or -1
     cdef bint time_field            # a time.Time value field: Go's zero instant <-> None
@@ -113,9 +115,12 @@ cdef struct FieldC:
     PyObject *absent_zero           # decode: the shared immutable value an absent field gets (None for
                                     # time fields, else the TypePlan's shared zero), or NULL (make_zero)
     # Encode only (write_struct):
-    const char *wkey                # the key this array's mode writes: zid_key in cfields, tag_key in cmsgp_fields
-    Py_ssize_t wkey_len
+    const char *wkey                # the key this array's mode writes: zid_key in cfields, tag_key in cmsgp_fields,
+    Py_ssize_t wkey_len             # padded for zp_copy_words (FieldPlan.zid_key_words, tag_key_words)
     int inline_kind                 # INLINE_*: which exact built-in values write_struct writes inline
+    int inline_room                 # the room an inline field takes at most, but a str's or []byte's
+                                    # data: its key, its value's largest fixed form, a word's overrun
+                                    # (an int: it fills the padding before imin)
     int64_t imin                    # integer fields: the TypePlan's range
     int64_t imax
     uint64_t umax
@@ -157,6 +162,10 @@ cdef class StructPlan:
     cdef int32_t *zid_index         # per zid below zid_limit: its index in cfields, or -1
     cdef const char *name_entry_c   # name_entry's bytes
     cdef Py_ssize_t name_entry_len
+    cdef bytes name_entry_words     # name_entry padded for zp_copy_words,
+    cdef const unsigned char *name_entry_w  # its bytes
+    cdef Py_ssize_t flat_room       # a flat record's room at most, but its strs' and []bytes' data:
+                                    # its map header, name entry and every field's inline_room
 
     def __dealloc__(self):
         PyMem_Free(self.sparse_zids)
@@ -314,6 +323,8 @@ cdef StructPlan new_struct_plan(object struct_def, object cls):
     plan.name_entry = _stored_key(-1) + _stored_str(plan.name)
     plan.name_entry_c = PyBytes_AS_STRING(plan.name_entry)
     plan.name_entry_len = PyBytes_GET_SIZE(plan.name_entry)
+    plan.name_entry_words = plan.name_entry + bytes(8)
+    plan.name_entry_w = <const unsigned char *>PyBytes_AS_STRING(plan.name_entry_words)
     plan.cls = cls
     plan.tp = <PyTypeObject *>cls
     plan.size_hint = MIN_SIZE_HINT
@@ -365,6 +376,7 @@ cdef TypePlan unusable_type(object f):
 
 cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo, bint preserve):
     cdef FieldPlan fp
+    cdef Py_ssize_t i
     cdef list by_declaration = []
     for f in struct_def.fields:
         if f.skip:
@@ -379,6 +391,8 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
         fp.zid_key = _stored_key(f.zid) if f.zid >= 0 else b""     # never written: see without_zid
         fp.tag = f.tag_name.encode("utf-8")
         fp.tag_key = _stored_str(f.tag_name)
+        fp.zid_key_words = fp.zid_key + bytes(8)
+        fp.tag_key_words = fp.tag_key + bytes(8)
         fp.offset = slot_offset(plan.cls, fp.attr)
         fp.time_field = fp.type.kind == K_TIME
         fp.omitempty = f.omit_empty
@@ -414,6 +428,9 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
     plan.free_class = (zp_free_class(plan.tp) if plan.build == BUILD_SLOTS and zp_frees_records(plan.tp)
                        else -1)
     plan.flat = plan.slots_readable and not plan.preserve and all_fields_inline(plan) and plan.without_zid is None
+    plan.flat_room = zp_map_header_size(plan.field_count + 1) + plan.name_entry_len + 7
+    for i in range(plan.field_count):
+        plan.flat_room += plan.cfields[i].inline_room
 
 
 cdef bint all_fields_inline(StructPlan plan):
@@ -478,6 +495,28 @@ cdef enum:
     INLINE_POINTER = 16     # added to the kind of a pointer's value: a non-nil *T of those
 
 
+cdef void set_inline(FieldC *fc, int inline_kind) noexcept:
+    """The field's inline kind and room (for its key, wkey_len, set before); a key too
+    long for the room's int (no schema has one) leaves the field to write_value."""
+    cdef Py_ssize_t room = fc.wkey_len + _inline_value_room(inline_kind) + 7
+    fc.inline_kind = inline_kind if room <= INT32_MAX else INLINE_NONE
+    fc.inline_room = <int>room if room <= INT32_MAX else 0
+
+
+cdef Py_ssize_t _inline_value_room(int inline_kind) noexcept:
+    """The bytes an inline value of the kind takes at most, a str's or []byte's data left
+    out: an int or float64 9, a time 15, a str or []byte header 5, a float32 5, a bool 1."""
+    if inline_kind > INLINE_POINTER:
+        inline_kind -= INLINE_POINTER
+    if inline_kind == INLINE_TIME:
+        return 15
+    if inline_kind == INLINE_BOOL:
+        return 1
+    if inline_kind == INLINE_STR or inline_kind == INLINE_BYTES or inline_kind == INLINE_F32:
+        return 5
+    return 9
+
+
 cdef int _inline_kind(FieldPlan fp) noexcept:
     cdef int kind
     if fp.deprecated:                       # a warning to give
@@ -526,9 +565,9 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.tag.len = PyBytes_GET_SIZE(fp.tag)
     # shared zeros (scalars, "", b"", [N]byte) hold no other value: no zero cost, nothing the collector tracks
     fc.absent_zero = <PyObject *>None if fp.time_field else (<PyObject *>fp.type.zero if fp.type.zero_shared else NULL)
-    fc.wkey = fc.zid_key
+    fc.wkey = PyBytes_AS_STRING(fp.zid_key_words)
     fc.wkey_len = fc.zid_key_len
-    fc.inline_kind = _inline_kind(fp)
+    set_inline(fc, _inline_kind(fp))
     nested = fp.type.elem if fp.type.kind == K_POINTER else fp.type
     fc.imin = (<TypePlan>nested).imin       # a pointer's: its value's range
     fc.imax = (<TypePlan>nested).imax
@@ -553,8 +592,9 @@ cdef flatten_fields(StructPlan plan):
     for i in range(count):
         fill_field_c(&plan.cfields[i], <FieldPlan>plan.fields[i])
         fill_field_c(&plan.cmsgp_fields[i], <FieldPlan>plan.msgp_fields[i])
-        plan.cmsgp_fields[i].wkey = plan.cmsgp_fields[i].tag_key      # msgp mode writes tags
-        plan.cmsgp_fields[i].wkey_len = plan.cmsgp_fields[i].tag_key_len
+        plan.cmsgp_fields[i].wkey = PyBytes_AS_STRING((<FieldPlan>plan.msgp_fields[i]).tag_key_words)  # msgp mode
+        plan.cmsgp_fields[i].wkey_len = plan.cmsgp_fields[i].tag_key_len                          # writes tags
+        set_inline(&plan.cmsgp_fields[i], plan.cmsgp_fields[i].inline_kind)
         plan.cmsgp_every[i] = plan.cmsgp_fields[i]
         plan.cmsgp_every[i].omitempty = False
         if 0 <= plan.cfields[i].zid < plan.zid_limit:     # a field without a zid has none to look up

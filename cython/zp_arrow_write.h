@@ -31,17 +31,6 @@ typedef struct {
     Py_ssize_t cap;
 } zp_out;
 
-/* The n bytes at src copied to dst as 8-byte words; returns dst + n. For the bytes
- * compiled into the columns (keys, struct names, constant fields), which are kept
- * padded with zeros to a multiple of 8 bytes: dst has 8 bytes of room past n (the
- * writer's slack). One word for a zid key, where memcpy of a variable size is a call. */
-ZP_ALWAYS_INLINE unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) {
-    memcpy(dst, src, 8);
-    for (Py_ssize_t k = 8; k < n; k += 8)
-        memcpy(dst + k, src + k, 8);
-    return dst + n;
-}
-
 /* An Arrow timestamp of v units (per_second of them a second) as Go's time: Unix
  * seconds (floored) and nanoseconds. Each unit's division by a constant, which the
  * compiler turns into a multiplication. */

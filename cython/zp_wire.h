@@ -279,6 +279,17 @@ ZP_ALWAYS_INLINE void zp_copy_short(unsigned char *dst, const void *src, Py_ssiz
     }
 }
 
+/* The n bytes at src copied to dst as 8-byte words; returns dst + n. For the bytes
+ * compiled into plans and columns (keys, struct names, constant fields), which are
+ * kept padded with zeros to a multiple of 8 bytes: dst has 8 bytes of room past n (the
+ * writer's slack). One word for a zid key, where memcpy of a variable size is a call. */
+ZP_ALWAYS_INLINE unsigned char *zp_copy_words(unsigned char *dst, const unsigned char *src, Py_ssize_t n) {
+    memcpy(dst, src, 8);
+    for (Py_ssize_t k = 8; k < n; k += 8)
+        memcpy(dst + k, src + k, 8);
+    return dst + n;
+}
+
 /* msgp.Number: a number that keeps its wire family, as the reference runtime's
  * Number reads and writes it. bits: the int64 (two's complement) of ZP_NUMBER_INT,
  * the uint64 of ZP_NUMBER_UINT, the float32 bits of ZP_NUMBER_F32, the float64 bits

@@ -160,14 +160,14 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_store_str(unsigned char *p, const void *text, Py_
  * known (zero fields are left out): the writer takes zp_map_header_size(most entries)
  * bytes of room for it first, then zp_close_map. The size zp_store_header gives a map
  * of n entries: */
-static inline Py_ssize_t zp_map_header_size(Py_ssize_t n) {
+ZP_ALWAYS_INLINE Py_ssize_t zp_map_header_size(Py_ssize_t n) {
     return n <= 15 ? 1 : n <= 0xffff ? 3 : 5;
 }
 
 /* Closes a map whose header room (header_size bytes at data + header_pos) is followed
  * by its count entries up to data + end: the header in its smallest form, the entries
  * moved back over the room it does not take. Returns the new end. */
-static inline Py_ssize_t zp_close_map(unsigned char *data, Py_ssize_t header_pos, Py_ssize_t header_size,
+ZP_ALWAYS_INLINE Py_ssize_t zp_close_map(unsigned char *data, Py_ssize_t header_pos, Py_ssize_t header_size,
                                       Py_ssize_t end, Py_ssize_t count) {
     Py_ssize_t size = zp_map_header_size(count);
     unsigned char *p = data + header_pos;
