@@ -76,6 +76,7 @@ cdef extern from "zp_arrow_read.h":
     ctypedef struct zp_plan_step:
         zp_col *col
         uint64_t bit
+        uint64_t before
         int32_t child
         uint8_t key
         uint8_t op
@@ -114,6 +115,9 @@ cdef extern from "zp_arrow_read.h":
         zp_name *tags
         char *struct_name
         int64_t struct_name_len
+        uint64_t name_word
+        uint64_t name_mask
+        int64_t name_size
         uint64_t visit
         uint64_t *seen
         int64_t n_unusable
@@ -131,6 +135,7 @@ cdef extern from "zp_arrow_read.h":
     int zp_struct_make_room(zp_col *c, int64_t *held) noexcept nogil
     void zp_col_row_done(zp_col *c) noexcept nogil
     int64_t zp_struct_name_entry(const zp_col *c, const unsigned char *p, int64_t left) noexcept nogil
+    void zp_struct_name_setup(zp_col *c) noexcept nogil
     int64_t zp_struct_read_fast(zp_col *c, const unsigned char *buf, int64_t *pos, int64_t end, int64_t count,
                                 uint64_t *seen, int64_t *last, int64_t *used, int64_t *held) noexcept nogil
     int64_t zp_col_read_fast(zp_col *c, const unsigned char *p, int64_t left, int64_t *used, int64_t *held,
@@ -954,6 +959,18 @@ cdef int64_t plan_learn(Col *c, unsigned char k, int64_t learned) noexcept nogil
     return learned + 1
 
 
+cdef void plan_adopt(Col *c, int64_t learned) noexcept nogil:
+    """The ``learned`` steps of c.learn as c's plan, each with the bits of the steps before it."""
+    cdef int64_t j
+    cdef uint64_t bits = 0
+    memcpy(c.plan, c.learn, learned * sizeof(zp_plan_step))
+    for j in range(learned):
+        c.plan[j].before = bits
+        bits |= c.plan[j].bit
+    c.plan[learned].before = bits
+    c.plan_len = learned
+
+
 cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """A struct map: its fields into the children, unknown and unchosen ones skipped,
     absent ones given their zero value (read_struct's rules)."""
@@ -1124,8 +1141,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         pos = d.pos
     d.pos = pos
     if plan_at == PLAN_LEARNING and learned >= 0:
-        memcpy(c.plan, c.learn, learned * sizeof(zp_plan_step))
-        c.plan_len = learned
+        plan_adopt(c, learned)
     # the absent fields: their zero value
     missing = (~seen) & (~(<uint64_t>0) if c.n_children >= 64 else ((<uint64_t>1) << c.n_children) - 1)
     while missing:
@@ -1377,12 +1393,13 @@ cdef int struct_setup(Col *c, object field) except -1:
     name = field.struct.encode("utf-8")
     c.struct_name = zp_strdup_bytes(name)
     c.struct_name_len = len(name)
+    zp_struct_name_setup(c)
     c.by_zid = <int32_t *>malloc(max(limit, 128) * sizeof(int32_t))
     c.tags = <zp_name *>calloc(max(c.n_children, 1), sizeof(zp_name))
     c.seen = <uint64_t *>calloc(max(c.n_children, 1), sizeof(uint64_t))
     # a plan holds each child once, the name entry, and up to 64 fields no column takes
     c.plan_cap = c.n_children + 65
-    c.plan = <zp_plan_step *>calloc(c.plan_cap, sizeof(zp_plan_step))
+    c.plan = <zp_plan_step *>calloc(c.plan_cap + 1, sizeof(zp_plan_step))
     c.learn = <zp_plan_step *>calloc(c.plan_cap, sizeof(zp_plan_step))
     if c.by_zid == NULL or c.tags == NULL or c.seen == NULL or c.plan == NULL or c.learn == NULL:
         raise MemoryError()

@@ -66,6 +66,7 @@ struct zp_col;
 typedef struct {
     struct zp_col *col;         /* the child (the struct itself: name; NULL: skip) */
     uint64_t bit;               /* the child's bit in a row's seen fields (0: name or skip) */
+    uint64_t before;            /* the bits of the plan's steps before this one (their children differ) */
     int32_t child;              /* its index in children; -1: name or skip */
     uint8_t key;                /* the fixint zid; 0xff: the struct's name entry */
     uint8_t op;                 /* ZP_FAST_* (ZP_FAST_NONE: the general reader's), ZP_PLAN_NAME, ZP_PLAN_SKIP */
@@ -105,6 +106,9 @@ typedef struct zp_col {
     zp_name *tags;              /* each child's FieldTagName (msgp-mode keys) */
     char *struct_name;
     int64_t struct_name_len;
+    uint64_t name_word;         /* the name as a fixstr, in one word (zp_struct_name_setup) */
+    uint64_t name_mask;
+    int64_t name_size;          /* its bytes, 0: a name longer than 7 bytes */
     uint64_t visit;
     uint64_t *seen;             /* visit number at which each child (from the 65th) was read */
     /* a struct's fields whose type zebrapack cannot represent: an error where a record holds one */
@@ -115,7 +119,7 @@ typedef struct zp_col {
     char **unusable_names;
     char **unusable_messages;
     /* a struct's key plan (zp_struct_read_plan): the steps of the last row that left it */
-    zp_plan_step *plan;
+    zp_plan_step *plan;         /* plan_len steps and an end (its before: all the plan's bits) */
     int64_t plan_len;
     zp_plan_step *learn;        /* the steps of the row being read once it left the plan */
     int64_t plan_cap;           /* room in plan and learn */
@@ -217,9 +221,29 @@ ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, 
  * name as a fixstr, as Go writes it; 0 when not (the general reader checks it). */
 ZP_ALWAYS_INLINE int64_t zp_struct_name_value(const zp_col *c, const uint8_t *p, int64_t left) {
     int64_t n = c->struct_name_len;
+    uint64_t word;
+    if (c->name_size && left >= 8) {    /* a name of up to 7 bytes: one masked word */
+        memcpy(&word, p, 8);
+        return ((word ^ c->name_word) & c->name_mask) ? 0 : c->name_size;
+    }
     if (n < 32 && left >= 1 + n && p[0] == (0xa0 | n) && zp_same_bytes(p + 1, c->struct_name, n))
         return 1 + n;
     return 0;
+}
+
+/* c's name as zp_struct_name_value compares it in one word (names of up to 7 bytes). */
+static inline void zp_struct_name_setup(zp_col *c) {
+    uint8_t value[8] = {0}, mask[8] = {0};
+    int64_t n = c->struct_name_len;
+    c->name_size = 0;
+    if (n > 7)
+        return;
+    value[0] = (uint8_t)(0xa0 | n);
+    memcpy(value + 1, c->struct_name, (size_t)n);
+    memset(mask, 0xff, (size_t)(n + 1));
+    memcpy(&c->name_word, value, 8);
+    memcpy(&c->name_mask, mask, 8);
+    c->name_size = n + 1;
 }
 
 /* The size of the -1 entry at p (left bytes: the key 0xff, then the value) when
@@ -408,9 +432,8 @@ ZP_ALWAYS_INLINE int64_t zp_struct_read_fast(zp_col *c, const uint8_t *buf, int6
 ZP_ALWAYS_INLINE int64_t zp_struct_read_plan(zp_col *c, const uint8_t *buf, int64_t *pos, int64_t end, int64_t count,
                                             int64_t *step_io, uint64_t *seen_io, const zp_plan_step **last,
                                             int64_t *used_io, int64_t *held) {
-    const zp_plan_step *first = c->plan + *step_io, *st = first, *stop_step, *read_last = *last;
+    const zp_plan_step *first = c->plan + *step_io, *st = first, *stop_step, *back;
     const uint8_t *p = buf + *pos, *stop = buf + end;
-    uint64_t seen = *seen_io;
     int64_t size, used = 0, avail = c->plan_len - *step_io;
     stop_step = first + (count < avail ? count : avail);
     for (; st < stop_step; st++) {
@@ -419,13 +442,16 @@ ZP_ALWAYS_INLINE int64_t zp_struct_read_plan(zp_col *c, const uint8_t *buf, int6
         size = zp_col_append_fast(st->col, st->op, p + 1, stop - p - 1, &used, held);
         if (!size)
             break;
-        seen |= st->bit;
-        read_last = st->op == ZP_PLAN_NAME ? read_last : st;
         p += 1 + size;
     }
-    *last = read_last;
+    for (back = st; back > first;) {
+        if ((--back)->op != ZP_PLAN_NAME) {
+            *last = back;
+            break;
+        }
+    }
     *pos = p - buf;
-    *seen_io = seen;
+    *seen_io |= st->before ^ first->before;
     *step_io += st - first;
     *used_io += used;
     return st - first;
