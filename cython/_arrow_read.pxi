@@ -128,6 +128,7 @@ cdef extern from "zp_arrow_read.h":
         char **unusable_messages
         zp_plan_step *plan
         int64_t plan_len
+        bint plan_full
         zp_plan_step *learn
         int64_t plan_cap
 
@@ -959,6 +960,18 @@ cdef int64_t plan_learn(Col *c, unsigned char k, int64_t learned) noexcept nogil
     return learned + 1
 
 
+cdef inline void plan_path_step(Col *c, zp_step *step, const zp_plan_step *last_step) noexcept nogil:
+    """The path's step after the plan read up to last_step (NULL: nothing), as the general path leaves it."""
+    if last_step == NULL:
+        return
+    if last_step.child >= 0:
+        step.kind = ZP_STEP_FIELD
+        step.ref = c.children[last_step.child].name
+    else:
+        step.kind = ZP_STEP_ZID
+        step.index = last_step.key
+
+
 cdef void plan_adopt(Col *c, int64_t learned) noexcept nogil:
     """The ``learned`` steps of c.learn as c's plan, each with the bits of the steps before it."""
     cdef int64_t j
@@ -969,6 +982,8 @@ cdef void plan_adopt(Col *c, int64_t learned) noexcept nogil:
         bits |= c.plan[j].bit
     c.plan[learned].before = bits
     c.plan_len = learned
+    c.plan_full = c.n_children <= 64 and bits == (~(<uint64_t>0) if c.n_children == 64
+                                                    else ((<uint64_t>1) << c.n_children) - 1)
 
 
 cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
@@ -981,7 +996,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef unsigned char k
     cdef uint64_t visit, bit, seen = 0, missing
     cdef bint has_room
-    cdef int64_t read, last = 0, plan_at, at, learned
+    cdef int64_t read, last = 0, plan_at, at, learned, body
     cdef const zp_plan_step *last_step
     cdef Col *item
     cdef int rc
@@ -1000,10 +1015,28 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         return dec_refused(d, rc, &h, NULL, NULL)
     pos += h.header
     n = h.n
-    d.pos = pos
+    body = pos
+    i = 0
+    plan_at = 0
+    last_step = NULL
+    # A row its plan reads whole (every child given, in the plan's order, each value
+    # taken by its step) is closed here, without the path's level: entering it cannot
+    # fail (below the levels where the thread's stack is asked), and nothing in it
+    # can fail after it is read. Any other row goes on where the plan stopped.
+    if n == c.plan_len and c.plan_full and d.guard.depth + 1 < d.guard.cap and not d.validating \
+            and (c.length < c.kids_room or zp_struct_make_room(c, &d.held) == 0):
+        i = zp_struct_read_plan(c, buf, &pos, end, n, &plan_at, &seen, &last_step, &d.used, &d.held)
+        if i == n:
+            d.pos = pos
+            if c.length >= c.room and zp_col_make_room(c, &d.held) < 0:
+                return dec_no_memory(d)
+            zp_col_row_done(c)
+            return 0
+    d.pos = body
     if dec_enter(d) < 0:
         return -1
     step = &d.steps[d.guard.depth]
+    plan_path_step(c, step, last_step)
     # Fields seen in this row: a bit each for the first 64 children, a visit number
     # for the others (c.seen).
     c.visit += 1
@@ -1020,20 +1053,14 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     # omitted field) moves it on to there; one it does not expect leaves it: the
     # rest of the row is read entry by entry and learned (c.learn), and becomes
     # the plan at the row's end. Not in the scratch columns of a check.
-    plan_at = 0 if has_room else PLAN_OFF
+    if not has_room:
+        plan_at = PLAN_OFF
     learned = 0
-    i = 0
     while i < n:
         if plan_at >= 0:
             last_step = NULL
             i += zp_struct_read_plan(c, buf, &pos, end, n - i, &plan_at, &seen, &last_step, &d.used, &d.held)
-            if last_step != NULL:     # (as the general path leaves it)
-                if last_step.child >= 0:
-                    step.kind = ZP_STEP_FIELD
-                    step.ref = c.children[last_step.child].name
-                else:
-                    step.kind = ZP_STEP_ZID
-                    step.index = last_step.key
+            plan_path_step(c, step, last_step)
             if i >= n:
                 break
         elif has_room and plan_at == PLAN_OFF:

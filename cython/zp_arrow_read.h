@@ -121,6 +121,7 @@ typedef struct zp_col {
     /* a struct's key plan (zp_struct_read_plan): the steps of the last row that left it */
     zp_plan_step *plan;         /* plan_len steps and an end (its before: all the plan's bits) */
     int64_t plan_len;
+    int plan_full;              /* the plan gives every child (at most 64) */
     zp_plan_step *learn;        /* the steps of the row being read once it left the plan */
     int64_t plan_cap;           /* room in plan and learn */
 } zp_col;
