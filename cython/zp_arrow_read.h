@@ -297,12 +297,37 @@ ZP_ALWAYS_INLINE int64_t zp_col_append_fast(zp_col *c, int fast, const uint8_t *
         return size;
     case ZP_FAST_INT:
         /* fixints: a positive one every integer kind holds, a negative one every
-         * signed kind; the other encodings are the general reader's (read_int_into) */
-        if (b <= 0x7f || (b >= 0xe0 && c->is_signed))
+         * signed kind; then the encodings of the column's own family (int8-int64 for
+         * signed kinds, uint8-uint64 for unsigned ones: what strict reading takes)
+         * within its range. The rest are the general reader's (read_int_into). */
+        if (b <= 0x7f || (b >= 0xe0 && c->is_signed)) {
             value = (int8_t)b;
-        else
+            size = 1;
+        } else if (c->is_signed ? (b >= 0xd0 && b <= 0xd3) : (b >= 0xcc && b <= 0xcf)) {
+            size = 1 + ((int64_t)1 << (b & 3));
+            if (size > left)
+                return 0;
+            /* (not zp_load_int_family: another caller and gcc stops inlining it in
+             * the decoder's read_value) */
+            switch (b & 3) {
+            case 0: bits = p[1]; break;
+            case 1: bits = zp_load_u16(p + 1); break;
+            case 2: bits = zp_load_u32(p + 1); break;
+            default: bits = zp_load_u64(p + 1); break;
+            }
+            if (c->is_signed) {         /* sign-extended from its width */
+                n = 64 - (8 << (b & 3));
+                value = (int64_t)(bits << n) >> n;
+                if (value < c->imin || value > c->imax)
+                    return 0;
+            } else {
+                if (bits > c->umax)
+                    return 0;
+                value = (int64_t)bits;
+            }
+        } else {
             return 0;
-        size = 1;
+        }
         dst = c->data.ptr + c->data.len;
         switch (c->width) {
         case 8: memcpy(dst, &value, 8); break;

@@ -189,7 +189,8 @@ def test_a_record_cut_at_each_byte_inside_a_stream_gives_the_error_it_gives_read
 
 
 @pytest.mark.parametrize("zid,value", [(0, 5), (1, "not a struct"), (1, {-1: "Inner", 0: "not an int"}),
-                                       (2, [1]), (3, {"a": 1}), (3, [inner(1), 7]), (4, [1]), (5, "x"), (6, 1),
+                                       (1, {-1: "Inner", 0: 2**63}), (2, [1]), (3, {"a": 1}), (3, [inner(1), 7]), (4, [1]), (5, "x"),
+                                       (6, 1),
                                        (-1, "Other"), (-1, 5)])
 @pytest.mark.parametrize("strict", [False, True])
 def test_a_wrong_value_at_each_field_gives_the_error_it_gives_read_first(schema: zebrapack.Schema, zid: int,
