@@ -129,6 +129,7 @@ cdef extern from "zp_arrow_read.h":
         zp_plan_step *plan
         int64_t plan_len
         bint plan_full
+        int64_t plan_misses
         zp_plan_step *learn
         int64_t plan_cap
 
@@ -909,7 +910,9 @@ cdef int check_usable(Dec *d, Col *c, int64_t zid, const unsigned char *tag, int
 
 cdef enum:
     PLAN_LEARNING = -1      # read_struct_into's row has left its plan: its entries are learned
-    PLAN_OFF = -2           # no plan in this row (no room made: a check's scratch columns)
+    PLAN_OFF = -2           # no plan in this row (no room made: a check's scratch columns; no plan holds it)
+    PLAN_MISSES = 8         # rows in a row that left the plan before a struct reads without one,
+    PLAN_RETRY = 256        # trying it again every so many rows
 
 
 cdef inline int64_t plan_find(Col *c, int64_t at, unsigned char k) noexcept nogil:
@@ -995,7 +998,7 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef uint64_t uzid = 0
     cdef unsigned char k
     cdef uint64_t visit, bit, seen = 0, missing
-    cdef bint has_room
+    cdef bint has_room, missed
     cdef int64_t read, last = 0, plan_at, at, learned, body
     cdef const zp_plan_step *last_step
     cdef Col *item
@@ -1023,10 +1026,12 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     # taken by its step) is closed here, without the path's level: entering it cannot
     # fail (below the levels where the thread's stack is asked), and nothing in it
     # can fail after it is read. Any other row goes on where the plan stopped.
-    if n == c.plan_len and c.plan_full and d.guard.depth + 1 < d.guard.cap and not d.validating \
-            and (c.length < c.kids_room or zp_struct_make_room(c, &d.held) == 0):
+    if n == c.plan_len and c.plan_full and c.plan_misses < PLAN_MISSES and d.guard.depth + 1 < d.guard.cap \
+            and not d.validating and (c.length < c.kids_room or zp_struct_make_room(c, &d.held) == 0):
         i = zp_struct_read_plan(c, buf, &pos, end, n, &plan_at, &seen, &last_step, &d.used, &d.held)
         if i == n:
+            if c.plan_misses:
+                c.plan_misses = 0
             d.pos = pos
             if c.length >= c.room and zp_col_make_room(c, &d.held) < 0:
                 return dec_no_memory(d)
@@ -1055,7 +1060,14 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     # the plan at the row's end. Not in the scratch columns of a check.
     if not has_room:
         plan_at = PLAN_OFF
+    elif c.plan_misses >= PLAN_MISSES:
+        # rows keep leaving the plan (an order of their own each, or rows no plan can
+        # hold): the fast loop alone, the plan tried again every PLAN_RETRY rows
+        c.plan_misses += 1
+        if c.plan_misses % PLAN_RETRY:
+            plan_at = PLAN_OFF
     learned = 0
+    missed = False
     while i < n:
         if plan_at >= 0:
             last_step = NULL
@@ -1085,8 +1097,11 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
                 memcpy(c.learn, c.plan, plan_at * sizeof(zp_plan_step))
                 learned = plan_at
                 plan_at = PLAN_LEARNING
-        if plan_at == PLAN_LEARNING and learned >= 0:
+                missed = True
+        if plan_at == PLAN_LEARNING:
             learned = plan_learn(c, k, learned)
+            if learned < 0:             # no plan holds this row: the fast loop for the rest
+                plan_at = PLAN_OFF
         child = -1
         tag = NULL
         if k <= 0x7f:
@@ -1167,8 +1182,13 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             return -1
         pos = d.pos
     d.pos = pos
-    if plan_at == PLAN_LEARNING and learned >= 0:
-        plan_adopt(c, learned)
+    if missed:
+        if plan_at == PLAN_LEARNING:
+            plan_adopt(c, learned)
+        if c.plan_misses < PLAN_MISSES:
+            c.plan_misses += 1
+    elif plan_at >= 0 and c.plan_misses:
+        c.plan_misses = 0
     # the absent fields: their zero value
     missing = (~seen) & (~(<uint64_t>0) if c.n_children >= 64 else ((<uint64_t>1) << c.n_children) - 1)
     while missing:

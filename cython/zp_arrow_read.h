@@ -122,6 +122,7 @@ typedef struct zp_col {
     zp_plan_step *plan;         /* plan_len steps and an end (its before: all the plan's bits) */
     int64_t plan_len;
     int plan_full;              /* the plan gives every child (at most 64) */
+    int64_t plan_misses;        /* rows in a row that left the plan (read_struct_into) */
     zp_plan_step *learn;        /* the steps of the row being read once it left the plan */
     int64_t plan_cap;           /* room in plan and learn */
 } zp_col;
