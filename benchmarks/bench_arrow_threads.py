@@ -6,8 +6,9 @@ Writes a file of about ``--mb`` MB of seeded README ``A`` records (in ``--dir``,
 temporary directory; kept between runs there), then reads it into Arrow batches (each
 batch dropped once counted, as a consumer that aggregates does) with one thread and with
 each ``--threads`` count, interleaved round after round: without an index (ranges cut at
-guessed boundaries) and with its sidecar index (``FILE.zpi``, entries every 65,536
-records). Reports the best wall time of each, the process CPU time beside it, the
+guessed boundaries), with its sidecar index (``FILE.zpi``, entries every 65,536
+records), and from memory (the file's bytes in a ``bytes`` object, ranges cut at guessed
+boundaries). Reports the best wall time of each, the process CPU time beside it, the
 speedup over one thread, and, because other work on the machine takes cores away, the
 load average and a control: the speedup of two threads hashing (``hashlib.sha256``,
 which releases the GIL) over one, the parallelism the machine gave at that moment.
@@ -54,11 +55,11 @@ def record_file(directory: Path, megabytes: int) -> Path:
     return path
 
 
-def read_once(path: Path, schema: zebrapack.Schema, threads: int) -> tuple[float, float, int]:
-    """(wall seconds, CPU seconds, rows) of one read of the file into batches."""
+def read_once(source: Path | bytes, schema: zebrapack.Schema, threads: int) -> tuple[float, float, int]:
+    """(wall seconds, CPU seconds, rows) of one read of the file (or bytes) into batches."""
     rows = 0
     wall, cpu = time.perf_counter(), time.process_time()
-    for batch in zpa.read(path, schema, type="A", threads=threads):
+    for batch in zpa.read(source, schema, type="A", threads=threads):
         rows += batch.num_rows
     return time.perf_counter() - wall, time.process_time() - cpu, rows
 
@@ -90,14 +91,16 @@ def run(megabytes: int, thread_counts: Sequence[int], rounds: int, directory: Pa
     if not indexed.exists():
         os.link(plain, indexed)
         zebrapack.build_index(indexed)
+    in_memory = plain.read_bytes()
     counts = [1, *thread_counts]
     best: dict[tuple[str, int], tuple[float, float, int]] = {}
     controls = []
     for _ in range(rounds):
         controls.append(hashing_speedup())
-        for label, path in (("no index (guessed boundaries)", plain), ("sidecar index", indexed)):
+        for label, source in (("no index (guessed boundaries)", plain), ("sidecar index", indexed),
+                              ("bytes in memory (guessed boundaries)", in_memory)):
             for threads in counts:
-                measured = read_once(path, schema, threads)
+                measured = read_once(source, schema, threads)
                 if (label, threads) not in best or measured[0] < best[label, threads][0]:
                     best[label, threads] = measured
     rows = []

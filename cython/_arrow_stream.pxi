@@ -376,6 +376,19 @@ cdef int col_begin(Col *c, int64_t *held) noexcept nogil:
     return 0
 
 
+cdef void col_follow(Col *c, const Col *previous) noexcept nogil:
+    """Start from the capacities another reader of the same columns ended with (the last
+    batch's sizes): a range's first batch is then made without regrowing its buffers."""
+    cdef int64_t i
+    if c.n_children != previous.n_children or c.kind != previous.kind:
+        return      # not the same columns: keep this reader's own
+    c.hint_validity = max(c.hint_validity, previous.hint_validity)
+    c.hint_offsets = max(c.hint_offsets, previous.hint_offsets)
+    c.hint_data = max(c.hint_data, previous.hint_data)
+    for i in range(c.n_children):
+        col_follow(c.children[i], previous.children[i])
+
+
 cdef void zp_release_array(ArrowArray *a) noexcept nogil:
     cdef int64_t i
     cdef void **buffers = <void **>a.private_data
@@ -879,6 +892,16 @@ cdef class ArrowRecordReader:
         s.prefix = <const uint8_t *>PyBytes_AS_STRING(prefix)
         s.prefix_len = len(prefix)
         s.start = start
+
+    def follow(self, ArrowRecordReader previous):
+        """Make this reader's first batch at the sizes ``previous`` (a reader of the same
+        columns, done or not yet started here) made its last: the next range of a decoder
+        thread then starts without regrowing its buffers batch after batch."""
+        if previous is self or self.z.root == NULL or previous.z.root == NULL:
+            return
+        if self.z.records or self.z.seg >= 0:
+            raise ValueError("follow() must come before the first batch")
+        col_follow(self.z.root, previous.z.root)
 
     def next_batch(self):
         """The next batch as (schema capsule, array capsule), or None at the end."""

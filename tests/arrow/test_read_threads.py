@@ -131,35 +131,54 @@ def test_threads_must_be_a_positive_int(a_file, threads):
         zpa.read(a_file.path, a_file.schema, type="A", threads=threads)
 
 
-def test_a_wrong_guess_is_found_and_read_on_from_the_record_crossing_it(a_file, tmp_path, monkeypatch):
-    path = tmp_path / "records.zpk"
-    path.write_bytes(a_file.data)
+@pytest.mark.parametrize("kind", ["path", "bytes"])
+def test_a_wrong_guess_is_found_and_the_rest_is_cut_by_a_scan_and_read_by_threads(a_file, tmp_path, monkeypatch,
+                                                                                  kind):
+    source = sources_of(a_file, tmp_path, kind)
     wrong = []
+    rests = []
     recover = _threads.ParallelBatches._recover
 
     def counted(self, guess):
         wrong.append(guess.offset)
         recover(self, guess)
+        rests.append(self._rest)
+    scanned = []
+    for name in ("scan_file", "scan_memory"):
+        def scan(self, offer, *args, _scan=getattr(_threads.Planner, name)):
+            def counted_offer(item):
+                scanned.append(item)
+                offer(item)
+            _scan(self, counted_offer, *args)
+        monkeypatch.setattr(_threads.Planner, name, scan)
     monkeypatch.setattr(_threads.ParallelBatches, "_recover", counted)
     monkeypatch.setattr(_threads, "GUESS_RECORDS", 1)
-    one = read_table(path, a_file, batch_rows=50)
-    assert read_table([path, path], a_file, batch_rows=50, threads=2) == pa.concat_tables([one, one])
+    one = read_table(source, a_file, batch_rows=50)
+    assert read_table([source, source], a_file, batch_rows=50, threads=2) == pa.concat_tables([one, one])
     assert wrong        # some guess was inside a record
+    # the rest after it was cut at scanned boundaries (several ranges, none guessed) and
+    # decoded by the rest's own threads, which stop at its end
+    assert len(scanned) > len(wrong) and all(item.rest is None for item in scanned)
+    assert rests and all(rest.closed and len(rest._workers) == 2 for rest in rests)
+    for worker in (worker for rest in rests for worker in rest._workers):
+        worker.join(timeout=10)
+        assert not worker.is_alive()
 
 
 def test_memory_is_bounded_by_the_threads_whatever_the_file(a_file):
     stream = zpa.read(a_file.data, a_file.schema, type="A", batch_rows=2, threads=2)
     batches = stream._open_parallel()
     try:
-        assert batches.next().num_rows == 2
+        taken = batches.next().num_rows
+        assert taken <= 2
         time.sleep(0.3)         # the decoders run ahead as far as they may
         # a slot per decoder, each holding at most one finished batch (and the one it builds)
         assert len(batches._slots) <= 2
         assert all(slot.qsize() <= 1 for _, slot in batches._slots)
-        taken = 1
-        while batches.next() is not None:
-            taken += 1
-        assert taken == 1500
+        while (batch := batches.next()) is not None:
+            assert batch.num_rows <= 2
+            taken += batch.num_rows
+        assert taken == 3000
     finally:
         batches.close()
 
@@ -200,3 +219,31 @@ def test_a_stream_dropped_half_read_stops_its_threads(a_file):
         while decoder_threads() and time.monotonic() < deadline:
             time.sleep(0.02)
         assert decoder_threads() == []
+
+
+def test_a_decoder_threads_next_range_starts_at_its_last_batchs_sizes_and_reads_the_same(a_file):
+    stream = zpa.read(a_file.data, a_file.schema, type="A", batch_rows=64)
+    first = stream._new_reader()
+    first.add_buffer(a_file.data[:len(a_file.data) // 2], 0)
+    assert first.next_batch() is not None       # a batch made: its sizes are there to follow
+    followed = stream._new_reader()
+    followed.follow(first)
+    followed.follow(followed)                   # itself: nothing to take
+    followed.add_buffer(a_file.data, 0)
+    alone = stream._new_reader()
+    alone.add_buffer(a_file.data, 0)
+
+    def table(reader):
+        batches = []
+        while (capsules := reader.next_batch()) is not None:
+            batches.append(pa.RecordBatch._import_from_c_capsule(*capsules))
+        return pa.Table.from_batches(batches)
+    expected = table(alone)
+    assert expected.num_rows == 3000 and table(followed).equals(expected)
+    with pytest.raises(ValueError, match="before the first batch"):
+        followed.follow(first)
+    # a reader of other columns (another projection) leaves this one's sizes as they are
+    other = zpa.read(a_file.data, a_file.schema, type="A", columns=["Name"], batch_rows=64)._new_reader()
+    other.follow(first)
+    other.add_buffer(a_file.data, 0)
+    assert table(other).column("Name").equals(expected.column("Name"))

@@ -255,7 +255,7 @@ class RecordBatchStream:
                 def add(reader: ArrowRecordReader) -> None:
                     reader.add_buffer(whole_view[:stop], start)
                 return add
-            planner.scan_memory(offer, whole_view, start, buffer_range)
+            planner.guess_memory(offer, whole_view, start, buffer_range)
         else:
             planner.whole(offer, whole)
 

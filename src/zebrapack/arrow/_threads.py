@@ -2,12 +2,13 @@
 their own, decoded by N threads at once, the batches handed out in file order.
 
 Where a range may start: at the entries of a file's sidecar index (``FILE.zpi``, when it is
-usable) or of an indexed split; in a file without one, at a guessed boundary (about every
-``RANGE_BYTES``, where a run of records steps over whole: no serial scan of every record),
-which the range before it checks (it must end exactly there: a wrong guess is read on from
-the record crossing it, by one reader); in a bytes-like object, where a boundary scan
-(``record_ends``, the skipper without the GIL) finds records ending. A planner thread lays
-the ranges out ahead of the decoders; each range is decoded by its own core reader
+usable) or of an indexed split; in a file or a bytes-like object without one, at a guessed
+boundary (about every ``RANGE_BYTES``, where a run of records steps over whole: no serial
+scan of every record), which the range before it checks (it must end exactly there). A
+wrong guess is read on from the record crossing it: the rest of that source is cut again
+where a boundary scan (``record_ends``, the skipper without the GIL) finds records ending,
+and decoded by N threads of its own while the ranges laid out from the wrong guess on are
+dropped. A planner thread lays the ranges out ahead of the decoders; each range is decoded by its own core reader
 (``ArrowRecordReader``), which decodes without the GIL; N decoder threads take the ranges
 in order and each hands its batches, one at a time, to the consumer, who takes them range
 after range: at most N batches being built and N waiting, whatever the file's size. The
@@ -52,17 +53,21 @@ class Range:
     ``add(reader)`` gives the reader its segments. ``records``: how many the range must
     hold (the index's or the scan's count), or None. ``last``: the range ends its
     source, so a record cut short at its end is a torn tail and not a bad boundary.
-    ``rest(start)``: for a range whose end was guessed, the segments from ``start`` to
-    its source's end, read by one reader when the guess was wrong; ``source`` numbers
-    the sources, so that the ranges after a wrong guess are dropped.
+    ``rest(start)``: for a range whose end was guessed, the plan of its source from
+    ``start`` on (ranges cut by a boundary scan), decoded when the guess was wrong;
+    ``source`` numbers the sources, so that the ranges after a wrong guess are dropped.
     """
 
     add: Callable[[ArrowRecordReader], None]
     records: int | None
     last: bool
     stop: int = -1                  # where the range ends (for the message of a bad boundary)
-    rest: Callable[[int], Callable[[ArrowRecordReader], None]] | None = None
+    rest: Callable[[int], Plan] | None = None
     source: int = 0
+
+
+#: Lays ranges out, in order, by handing each to its argument.
+Plan = Callable[[Callable[[Range], None]], None]
 
 
 class _WrongGuess(Exception):
@@ -86,10 +91,13 @@ class ParallelBatches:
     ``close()`` stops every thread (called at the end, on an error and when dropped).
     """
 
-    def __init__(self, plan: Callable[[Callable[[Range], None]], None], new_reader: Callable[[Range], ArrowRecordReader],
+    def __init__(self, plan: Plan, new_reader: Callable[[Range], ArrowRecordReader],
                  threads: int, pa: Any) -> None:
         self._pa = pa
         self._new_reader = new_reader
+        self._threads = threads
+        self._rest: ParallelBatches | None = None      # the rest of a source after a wrong guess
+        self._last_reader = threading.local()           # each thread's last reader
         self._closed = threading.Event()
         self._ranges: queue.Queue[Range | None] = queue.Queue(maxsize=threads)
         self._slots: deque[tuple[Range | None, queue.Queue[Any]]] = deque()
@@ -172,6 +180,10 @@ class ParallelBatches:
 
     def _batches(self, item: Range) -> Iterator[Any]:
         reader = self._new_reader(item)
+        previous = getattr(self._last_reader, "reader", None)
+        if previous is not None:        # this thread's last range: its batches' sizes
+            reader.follow(previous)
+        self._last_reader.reader = reader
         item.add(reader)
         while (capsules := reader.next_batch()) is not None:
             yield self._pa.RecordBatch._import_from_c_capsule(*capsules)
@@ -218,20 +230,24 @@ class ParallelBatches:
 
     def _recover(self, guess: _WrongGuess) -> None:
         """A guessed boundary was inside a record: the records up to it are delivered; the
-        rest of that source is read from the record crossing it by one reader, here, and
-        the ranges decoded from the wrong guess on are dropped."""
+        rest of that source, from the record crossing it, is cut by a boundary scan (whose
+        boundaries are found, not guessed) and decoded by threads of its own, its batches
+        handed out here; the ranges laid out from the wrong guess on are dropped. Its
+        threads take the cores while this stream's wait on their full slots."""
         assert guess.item.rest is not None
         self._current = None
         self._dropping = guess.item.source
-        rest = Range(guess.item.rest(guess.offset), None, True, source=guess.item.source)
+        self._rest = rest = ParallelBatches(guess.item.rest(guess.offset), self._new_reader, self._threads, self._pa)
 
         def batches() -> Iterator[tuple[str, Any]]:
             try:
-                for batch in self._batches(rest):
+                while (batch := rest.next()) is not None:
                     yield "batch", batch
             except BaseException as exc:        # noqa: BLE001 - raised in order by next()
                 yield "error", exc
                 return
+            finally:
+                rest.close()
             yield "done", None
         self._inline = batches()
 
@@ -241,13 +257,15 @@ class ParallelBatches:
 
     def close(self) -> None:
         self._closed.set()
+        if self._rest is not None:
+            self._rest.close()
 
     @property
     def closed(self) -> bool:
         return self._closed.is_set()
 
     def __del__(self) -> None:
-        self._closed.set()
+        self.close()
 
     def _put(self, target: queue.Queue[Any], item: Any) -> None:
         while True:
@@ -337,26 +355,49 @@ class Planner:
 
     def guess_file(self, offer: Callable[[Range], None], path: str, start: int, stop: int,
                    make: Callable[[int, int], Callable[[ArrowRecordReader], None]]) -> None:
-        """Ranges of the file's bytes start..stop without stepping over every record first:
+        """Ranges of the file's bytes start..stop at guessed boundaries (``_guess``)."""
+        def scan(offer: Callable[[Range], None], position: int) -> None:
+            self.scan_file(offer, path, position, stop, make)
+
+        with open(path, "rb", buffering=0) as handle:
+            def window(position: int, size: int) -> bytes:
+                handle.seek(position)
+                return handle.read(size) or b""
+            self._guess(offer, window, start, stop, make, scan)
+
+    def guess_memory(self, offer: Callable[[Range], None], data: memoryview, start: int,
+                     make: Callable[[int, int], Callable[[ArrowRecordReader], None]]) -> None:
+        """Ranges of a bytes-like object from start, at guessed boundaries (``_guess``)."""
+        def scan(offer: Callable[[Range], None], position: int) -> None:
+            self.scan_memory(offer, data, position, make)
+
+        def window(position: int, size: int) -> memoryview:
+            return data[position:position + size]
+        self._guess(offer, window, start, len(data), make, scan)
+
+    def _guess(self, offer: Callable[[Range], None], window: Callable[[int, int], Any], start: int, stop: int,
+               make: Callable[[int, int], Callable[[ArrowRecordReader], None]],
+               scan: Callable[[Callable[[Range], None], int], None]) -> None:
+        """Ranges of a source's bytes start..stop without stepping over every record first:
         each boundary is guessed about ``range_bytes`` on, at the first place from which
         ``GUESS_RECORDS`` records in a row step over whole, and checked when the range
-        before it is decoded (it must end exactly there; the consumer reads on from the
-        record crossing a wrong guess, with one reader). Where no guess is found (records
-        larger than the window), the rest is cut by ``scan_file``."""
+        before it is decoded (it must end exactly there; after a wrong guess the rest is
+        ``scan``ned from the record crossing it). Where no guess is found (records larger
+        than the window), the rest is ``scan``ned."""
         position = start
-        with open(path, "rb", buffering=0) as handle:
-            while stop - position > 2 * self.range_bytes:
-                target = position + self.range_bytes
-                handle.seek(target)
-                window = handle.read(min(GUESS_WINDOW, stop - target)) or b""
-                guess = _first_run_of_records(window, self.max_depth)
-                if guess is None:
-                    self.scan_file(offer, path, position, stop, make)
-                    return
-                offer(Range(make(position, target + guess), None, False, target + guess,
-                            rest=_to(make, stop), source=self.source))
-                position = target + guess
-        offer(Range(make(position, stop), None, True, stop, source=self.source))
+        source = self.source
+
+        def rest(crossing: int) -> Plan:
+            return lambda offer: scan(offer, crossing)
+        while stop - position > 2 * self.range_bytes:
+            target = position + self.range_bytes
+            guess = _first_run_of_records(window(target, min(GUESS_WINDOW, stop - target)), self.max_depth)
+            if guess is None:
+                scan(offer, position)
+                return
+            offer(Range(make(position, target + guess), None, False, target + guess, rest=rest, source=source))
+            position = target + guess
+        offer(Range(make(position, stop), None, True, stop, source=source))
 
     def scan_file(self, offer: Callable[[Range], None], path: str, start: int, stop: int,
                   make: Callable[[int, int], Callable[[ArrowRecordReader], None]]) -> None:
@@ -406,11 +447,6 @@ class Planner:
             position = end
         if position < len(data):
             self.whole(offer, make(position, len(data)))
-
-
-def _to(make: Callable[[int, int], Callable[[ArrowRecordReader], None]], stop: int) -> Callable[
-        [int], Callable[[ArrowRecordReader], None]]:
-    return lambda start: make(start, stop)
 
 
 #: A guessed boundary: where this many records in a row step over whole,
