@@ -67,6 +67,19 @@ cdef extern from "zp_arrow_read.h":
         F_F64 "ZP_FAST_F64"
         F_BOOL "ZP_FAST_BOOL"
         F_TIME "ZP_FAST_TIME"
+    # A plan step's own operations (zp_struct_read_plan).
+    enum:
+        PLAN_NAME "ZP_PLAN_NAME"
+        PLAN_SKIP "ZP_PLAN_SKIP"
+
+    # One step of a struct's key plan (zp_arrow_read.h).
+    ctypedef struct zp_plan_step:
+        zp_col *col
+        uint64_t bit
+        uint64_t before
+        int32_t child
+        uint8_t key
+        uint8_t op
 
     # A column builder (zp_arrow_read.h says what each field is).
     cdef struct zp_col:
@@ -102,6 +115,9 @@ cdef extern from "zp_arrow_read.h":
         zp_name *tags
         char *struct_name
         int64_t struct_name_len
+        uint64_t name_word
+        uint64_t name_mask
+        int64_t name_size
         uint64_t visit
         uint64_t *seen
         int64_t n_unusable
@@ -110,15 +126,25 @@ cdef extern from "zp_arrow_read.h":
         int64_t *unusable_tag_lens
         char **unusable_names
         char **unusable_messages
+        zp_plan_step *plan
+        int64_t plan_len
+        bint plan_full
+        int64_t plan_misses
+        zp_plan_step *learn
+        int64_t plan_cap
 
     int zp_col_make_room(zp_col *c, int64_t *held) noexcept nogil
     int zp_struct_make_room(zp_col *c, int64_t *held) noexcept nogil
     void zp_col_row_done(zp_col *c) noexcept nogil
     int64_t zp_struct_name_entry(const zp_col *c, const unsigned char *p, int64_t left) noexcept nogil
+    void zp_struct_name_setup(zp_col *c) noexcept nogil
     int64_t zp_struct_read_fast(zp_col *c, const unsigned char *buf, int64_t *pos, int64_t end, int64_t count,
                                 uint64_t *seen, int64_t *last, int64_t *used, int64_t *held) noexcept nogil
     int64_t zp_col_read_fast(zp_col *c, const unsigned char *p, int64_t left, int64_t *used, int64_t *held,
                              int has_room) noexcept nogil
+    int64_t zp_struct_read_plan(zp_col *c, const unsigned char *buf, int64_t *pos, int64_t end, int64_t count,
+                                int64_t *step, uint64_t *seen, const zp_plan_step **last, int64_t *used,
+                                int64_t *held) noexcept nogil
 
 ctypedef zp_col Col
 
@@ -882,6 +908,87 @@ cdef int check_usable(Dec *d, Col *c, int64_t zid, const unsigned char *tag, int
     return 0
 
 
+cdef enum:
+    PLAN_LEARNING = -1      # read_struct_into's row has left its plan: its entries are learned
+    PLAN_OFF = -2           # no plan in this row (no room made: a check's scratch columns; no plan holds it)
+    PLAN_MISSES = 8         # rows in a row that left the plan before a struct reads without one,
+    PLAN_RETRY = 256        # trying it again every so many rows
+
+
+cdef inline int64_t plan_find(Col *c, int64_t at, unsigned char k) noexcept nogil:
+    """The step of c's plan from ``at`` on whose key is k (the next one first), or -1."""
+    cdef int64_t j
+    for j in range(at, c.plan_len):
+        if c.plan[j].key == k:
+            return j
+    return -1
+
+
+cdef int64_t plan_learn(Col *c, unsigned char k, int64_t learned) noexcept nogil:
+    """The entry of key k appended to c.learn's ``learned`` steps: their count, or -1
+    when the row cannot be a plan (a key not a fixint zid or the name, a field past
+    the first 64 or given twice, a field no column takes where some fields are
+    refused, no room)."""
+    cdef zp_plan_step *st
+    cdef int32_t child
+    cdef int64_t j
+    if learned >= c.plan_cap:
+        return -1
+    st = &c.learn[learned]
+    st.key = k
+    st.col = NULL
+    st.child = -1
+    st.bit = 0
+    if k == 0xff:
+        st.op = PLAN_NAME
+        st.col = c
+    elif k <= 0x7f:
+        child = c.by_zid[k]
+        if child < 0:
+            if c.n_unusable:
+                return -1
+            st.op = PLAN_SKIP
+        elif child >= 64:
+            return -1
+        else:
+            for j in range(learned):
+                if c.learn[j].child == child:
+                    return -1
+            st.child = child
+            st.col = c.children[child]
+            st.bit = (<uint64_t>1) << child
+            st.op = st.col.fast
+    else:
+        return -1
+    return learned + 1
+
+
+cdef inline void plan_path_step(Col *c, zp_step *step, const zp_plan_step *last_step) noexcept nogil:
+    """The path's step after the plan read up to last_step (NULL: nothing), as the general path leaves it."""
+    if last_step == NULL:
+        return
+    if last_step.child >= 0:
+        step.kind = ZP_STEP_FIELD
+        step.ref = c.children[last_step.child].name
+    else:
+        step.kind = ZP_STEP_ZID
+        step.index = last_step.key
+
+
+cdef void plan_adopt(Col *c, int64_t learned) noexcept nogil:
+    """The ``learned`` steps of c.learn as c's plan, each with the bits of the steps before it."""
+    cdef int64_t j
+    cdef uint64_t bits = 0
+    memcpy(c.plan, c.learn, learned * sizeof(zp_plan_step))
+    for j in range(learned):
+        c.plan[j].before = bits
+        bits |= c.plan[j].bit
+    c.plan[learned].before = bits
+    c.plan_len = learned
+    c.plan_full = c.n_children <= 64 and bits == (~(<uint64_t>0) if c.n_children == 64
+                                                    else ((<uint64_t>1) << c.n_children) - 1)
+
+
 cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     """A struct map: its fields into the children, unknown and unchosen ones skipped,
     absent ones given their zero value (read_struct's rules)."""
@@ -891,8 +998,9 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     cdef uint64_t uzid = 0
     cdef unsigned char k
     cdef uint64_t visit, bit, seen = 0, missing
-    cdef bint has_room
-    cdef int64_t read, last = 0
+    cdef bint has_room, missed
+    cdef int64_t read, last = 0, plan_at, at, learned, body
+    cdef const zp_plan_step *last_step
     cdef Col *item
     cdef int rc
     cdef zp_step *step
@@ -910,10 +1018,30 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
         return dec_refused(d, rc, &h, NULL, NULL)
     pos += h.header
     n = h.n
-    d.pos = pos
+    body = pos
+    i = 0
+    plan_at = 0
+    last_step = NULL
+    # A row its plan reads whole (every child given, in the plan's order, each value
+    # taken by its step) is closed here, without the path's level: entering it cannot
+    # fail (below the levels where the thread's stack is asked), and nothing in it
+    # can fail after it is read. Any other row goes on where the plan stopped.
+    if n == c.plan_len and c.plan_full and c.plan_misses < PLAN_MISSES and d.guard.depth + 1 < d.guard.cap \
+            and not d.validating and (c.length < c.kids_room or zp_struct_make_room(c, &d.held) == 0):
+        i = zp_struct_read_plan(c, buf, &pos, end, n, &plan_at, &seen, &last_step, &d.used, &d.held)
+        if i == n:
+            if c.plan_misses:
+                c.plan_misses = 0
+            d.pos = pos
+            if c.length >= c.room and zp_col_make_room(c, &d.held) < 0:
+                return dec_no_memory(d)
+            zp_col_row_done(c)
+            return 0
+    d.pos = body
     if dec_enter(d) < 0:
         return -1
     step = &d.steps[d.guard.depth]
+    plan_path_step(c, step, last_step)
     # Fields seen in this row: a bit each for the first 64 children, a visit number
     # for the others (c.seen).
     c.visit += 1
@@ -923,9 +1051,31 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
     # reads into the same columns while its outer row is open, so their children
     # can be a row ahead of c.
     has_room = not d.validating and (c.length < c.kids_room or zp_struct_make_room(c, &d.held) == 0)
-    i = 0
+    # The key plan (c.plan: the entries of the last row that left it, in order) is
+    # followed from the row's first entry: each entry whose key is the one expected
+    # next is read by its step (zp_struct_read_plan), or by the general path below
+    # when the step does not take its value. An entry the plan expects later (an
+    # omitted field) moves it on to there; one it does not expect leaves it: the
+    # rest of the row is read entry by entry and learned (c.learn), and becomes
+    # the plan at the row's end. Not in the scratch columns of a check.
+    if not has_room:
+        plan_at = PLAN_OFF
+    elif c.plan_misses >= PLAN_MISSES:
+        # rows keep leaving the plan (an order of their own each, or rows no plan can
+        # hold): the fast loop alone, the plan tried again every PLAN_RETRY rows
+        c.plan_misses += 1
+        if c.plan_misses % PLAN_RETRY:
+            plan_at = PLAN_OFF
+    learned = 0
+    missed = False
     while i < n:
-        if has_room:
+        if plan_at >= 0:
+            last_step = NULL
+            i += zp_struct_read_plan(c, buf, &pos, end, n - i, &plan_at, &seen, &last_step, &d.used, &d.held)
+            plan_path_step(c, step, last_step)
+            if i >= n:
+                break
+        elif has_room and plan_at == PLAN_OFF:
             # as many fields as the fast appenders take, then one by the general path
             read = zp_struct_read_fast(c, buf, &pos, end, n - i, &seen, &last, &d.used, &d.held)
             i += read
@@ -939,6 +1089,19 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             d.pos = pos
             return dec_truncated(d, pos, 2 * (n - i + 1))
         k = buf[pos]
+        if plan_at >= 0:
+            at = plan_find(c, plan_at, k)
+            if at >= 0:
+                plan_at = at + 1        # the entry the plan expects there, read by the general path
+            else:                       # leaves the plan: learn the row from here
+                memcpy(c.learn, c.plan, plan_at * sizeof(zp_plan_step))
+                learned = plan_at
+                plan_at = PLAN_LEARNING
+                missed = True
+        if plan_at == PLAN_LEARNING:
+            learned = plan_learn(c, k, learned)
+            if learned < 0:             # no plan holds this row: the fast loop for the rest
+                plan_at = PLAN_OFF
         child = -1
         tag = NULL
         if k <= 0x7f:
@@ -1019,6 +1182,13 @@ cdef int read_struct_into(Dec *d, Col *c, unsigned char b) noexcept nogil:
             return -1
         pos = d.pos
     d.pos = pos
+    if missed:
+        if plan_at == PLAN_LEARNING:
+            plan_adopt(c, learned)
+        if c.plan_misses < PLAN_MISSES:
+            c.plan_misses += 1
+    elif plan_at >= 0 and c.plan_misses:
+        c.plan_misses = 0
     # the absent fields: their zero value
     missing = (~seen) & (~(<uint64_t>0) if c.n_children >= 64 else ((<uint64_t>1) << c.n_children) - 1)
     while missing:
@@ -1151,6 +1321,8 @@ cdef void col_free(Col *c) noexcept nogil:
     free(c.unusable_tag_lens)
     free(c.unusable_names)
     free(c.unusable_messages)
+    free(c.plan)
+    free(c.learn)
     free(c)
 
 
@@ -1268,10 +1440,15 @@ cdef int struct_setup(Col *c, object field) except -1:
     name = field.struct.encode("utf-8")
     c.struct_name = zp_strdup_bytes(name)
     c.struct_name_len = len(name)
+    zp_struct_name_setup(c)
     c.by_zid = <int32_t *>malloc(max(limit, 128) * sizeof(int32_t))
     c.tags = <zp_name *>calloc(max(c.n_children, 1), sizeof(zp_name))
     c.seen = <uint64_t *>calloc(max(c.n_children, 1), sizeof(uint64_t))
-    if c.by_zid == NULL or c.tags == NULL or c.seen == NULL:
+    # a plan holds each child once, the name entry, and up to 64 fields no column takes
+    c.plan_cap = c.n_children + 65
+    c.plan = <zp_plan_step *>calloc(c.plan_cap + 1, sizeof(zp_plan_step))
+    c.learn = <zp_plan_step *>calloc(c.plan_cap, sizeof(zp_plan_step))
+    if c.by_zid == NULL or c.tags == NULL or c.seen == NULL or c.plan == NULL or c.learn == NULL:
         raise MemoryError()
     c.zid_limit = limit
     for i in range(max(limit, 128)):

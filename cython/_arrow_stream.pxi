@@ -479,9 +479,14 @@ cdef void col_clear(Col *c) noexcept nogil:
         col_clear(c.children[i])
 
 
+cdef enum:
+    PRESIZE_AFTER = 1024    # rows of a reader's first batch read before its buffers are sized for the rest
+
+
 cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
     """The next batch into out (out.release NULL at the end), or an errno with z.error set."""
-    cdef int64_t rows = 0, start, used
+    cdef int64_t rows = 0, start, used, first_pos
+    cdef const unsigned char *first_buf
     cdef bint done = False
     cdef int rc
     out.release = NULL
@@ -496,6 +501,8 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
         z.error_code = ENOMEM
         snprintf(z.error, ERROR_SIZE, "out of memory for the batch's columns")
         return ENOMEM
+    first_buf = NULL
+    first_pos = 0
     while rows < z.batch_rows and z.d.used < z.batch_bytes:
         if z.d.pos >= z.d.end:
             rc = zs_advance(z, &done)
@@ -507,6 +514,9 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
             continue
         start = z.d.pos
         used = z.d.used
+        if rows == 0:
+            first_buf = z.d.buf
+            first_pos = start
         z.d.root = z.root.struct_name
         if read_record(&z.d, z.root) < 0:
             # the record is not in the batch: every column back to where it began
@@ -523,7 +533,41 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
         rows += 1
         z.records += 1
         z.seg_records += 1
+        if rows == PRESIZE_AFTER and z.records == rows and z.d.buf == first_buf:
+            zs_presize(z, rows, z.d.pos - first_pos)
     return zs_deliver(z, rows, out)
+
+
+cdef void zs_presize(ZStream *z, int64_t rows, int64_t consumed) noexcept nogil:
+    """The reader's first batch, ``rows`` rows in (``consumed`` bytes of input read
+    for them): room in every buffer for the rows the batch will likely hold (the
+    input at hand at the same density, within batch_rows and batch_bytes) at once,
+    instead of doubling there (each doubling copies the buffer). Later batches
+    start at the last one's capacities (col_begin). Out of memory: nothing done
+    (the general path then says so)."""
+    cdef double expected = <double>(z.batch_rows - rows)
+    if consumed <= 0 or z.d.used <= 0:
+        return
+    expected = min(expected, <double>(z.d.end - z.d.pos) * rows / consumed)
+    expected = min(expected, <double>(z.batch_bytes - z.d.used) * rows / z.d.used)
+    if expected >= 1:
+        col_presize(z.root, (rows + expected) / rows, &z.d.held)
+
+
+cdef void col_presize(Col *c, double scale, int64_t *held) noexcept nogil:
+    """Every buffer of c's tree with room for ``scale`` times what it holds."""
+    cdef int64_t i
+    col_presize_buffer(&c.validity, scale, held, True)
+    col_presize_buffer(&c.offsets, scale, held, False)
+    col_presize_buffer(&c.data, scale, held, c.kind == C_BOOL)
+    for i in range(c.n_children):
+        col_presize(c.children[i], scale, held)
+
+
+cdef inline void col_presize_buffer(zp_buf *b, double scale, int64_t *held, bint zero) noexcept nogil:
+    cdef double need = b.len * scale
+    if b.len and need > b.cap and need < <double>((<int64_t>1) << 46):
+        zp_buf_grow_to(b, <int64_t>need - b.len, held, zero)
 
 
 cdef bint zs_ends_inside(ZStream *z, int64_t start) noexcept nogil:

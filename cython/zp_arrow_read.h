@@ -17,6 +17,7 @@
 #include "zp_civil.h"
 #include "zp_read.h"
 #include "zp_columnar.h"
+#include "zp_skip.h"
 
 /* Column builder kinds. */
 enum {
@@ -52,6 +53,25 @@ enum {
     ZP_FAST_TIME = 7
 };
 
+/* A struct's plan step's own operations (beside the ZP_FAST_* of its column). */
+enum {
+    ZP_PLAN_NAME = 8,           /* the -1 entry naming the struct */
+    ZP_PLAN_SKIP = 9            /* a field no column takes: its scalar value stepped over */
+};
+
+struct zp_col;
+
+/* One step of a struct's key plan: the entry expected next in a row, as the row
+ * before gave it (Go writes a struct's fields in the same order every time). */
+typedef struct {
+    struct zp_col *col;         /* the child (the struct itself: name; NULL: skip) */
+    uint64_t bit;               /* the child's bit in a row's seen fields (0: name or skip) */
+    uint64_t before;            /* the bits of the plan's steps before this one (their children differ) */
+    int32_t child;              /* its index in children; -1: name or skip */
+    uint8_t key;                /* the fixint zid; 0xff: the struct's name entry */
+    uint8_t op;                 /* ZP_FAST_* (ZP_FAST_NONE: the general reader's), ZP_PLAN_NAME, ZP_PLAN_SKIP */
+} zp_plan_step;
+
 typedef struct zp_col {
     int kind;
     int fast;                   /* ZP_FAST_* */
@@ -86,6 +106,9 @@ typedef struct zp_col {
     zp_name *tags;              /* each child's FieldTagName (msgp-mode keys) */
     char *struct_name;
     int64_t struct_name_len;
+    uint64_t name_word;         /* the name as a fixstr, in one word (zp_struct_name_setup) */
+    uint64_t name_mask;
+    int64_t name_size;          /* its bytes, 0: a name longer than 7 bytes */
     uint64_t visit;
     uint64_t *seen;             /* visit number at which each child (from the 65th) was read */
     /* a struct's fields whose type zebrapack cannot represent: an error where a record holds one */
@@ -95,6 +118,13 @@ typedef struct zp_col {
     int64_t *unusable_tag_lens;
     char **unusable_names;
     char **unusable_messages;
+    /* a struct's key plan (zp_struct_read_plan): the steps of the last row that left it */
+    zp_plan_step *plan;         /* plan_len steps and an end (its before: all the plan's bits) */
+    int64_t plan_len;
+    int plan_full;              /* the plan gives every child (at most 64) */
+    int64_t plan_misses;        /* rows in a row that left the plan (read_struct_into) */
+    zp_plan_step *learn;        /* the steps of the row being read once it left the plan */
+    int64_t plan_cap;           /* room in plan and learn */
 } zp_col;
 
 /* Room for as many rows again as c holds (64 at least) in its validity bitmap,
@@ -189,14 +219,54 @@ ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, 
     return 1;
 }
 
+/* The size of the value at p (left bytes) of a -1 entry when it is struct c's
+ * name as a fixstr, as Go writes it; 0 when not (the general reader checks it). */
+ZP_ALWAYS_INLINE int64_t zp_struct_name_value(const zp_col *c, const uint8_t *p, int64_t left) {
+    int64_t n = c->struct_name_len;
+    uint64_t word;
+    if (c->name_size && left >= 8) {    /* a name of up to 7 bytes: one masked word */
+        memcpy(&word, p, 8);
+        return ((word ^ c->name_word) & c->name_mask) ? 0 : c->name_size;
+    }
+    if (n < 32 && left >= 1 + n && p[0] == (0xa0 | n) && zp_same_bytes(p + 1, c->struct_name, n))
+        return 1 + n;
+    return 0;
+}
+
+/* c's name as zp_struct_name_value compares it in one word (names of up to 7 bytes). */
+static inline void zp_struct_name_setup(zp_col *c) {
+    uint8_t value[8] = {0}, mask[8] = {0};
+    int64_t n = c->struct_name_len;
+    c->name_size = 0;
+    if (n > 7)
+        return;
+    value[0] = (uint8_t)(0xa0 | n);
+    memcpy(value + 1, c->struct_name, (size_t)n);
+    memset(mask, 0xff, (size_t)(n + 1));
+    memcpy(&c->name_word, value, 8);
+    memcpy(&c->name_mask, mask, 8);
+    c->name_size = n + 1;
+}
+
+/* The size of the -1 entry at p (left bytes: the key 0xff, then the value) when
+ * its value is c's struct name (zp_struct_name_value); 0 when not. */
+ZP_ALWAYS_INLINE int64_t zp_struct_name_entry(const zp_col *c, const uint8_t *p, int64_t left) {
+    int64_t size;
+    if (left < 2 || p[0] != 0xff)
+        return 0;
+    size = zp_struct_name_value(c, p + 1, left - 1);
+    return size ? 1 + size : 0;
+}
+
 /* The value at p (left >= 1 bytes) appended to c when it is one of the common
- * encodings of c's kind (c->fast): returns the bytes it took, or 0 when it is not
- * (nothing consumed, nothing appended). Every length is checked against left
- * first. used: the batch's bytes of values; held: its bytes allocated;
- * has_room: the caller made room for this row (zp_struct_make_room). Nothing it
- * takes reads otherwise under strict reading. */
-ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t left, int64_t *used,
-                                          int64_t *held, int has_room) {
+ * encodings of c's kind (fast: its appender, c->fast): returns the bytes it took,
+ * or 0 when it is not (nothing consumed, nothing appended). A plan step's own
+ * operations too: ZP_PLAN_NAME (c the struct: its name, nothing appended) and
+ * ZP_PLAN_SKIP (a scalar stepped over). Every length is checked against left
+ * first. used: the batch's bytes of values; held: its bytes allocated. Room was
+ * made for the row. Nothing it takes reads otherwise under strict reading. */
+ZP_ALWAYS_INLINE int64_t zp_col_append_fast(zp_col *c, int fast, const uint8_t *p, int64_t left, int64_t *used,
+                                            int64_t *held) {
     uint8_t b = p[0];
     uint8_t *dst;
     int64_t n, size, seconds, nanos, value;
@@ -204,9 +274,7 @@ ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t l
     uint16_t bits16;
     uint64_t bits;
     double f64;
-    if (!has_room && (c->fast == ZP_FAST_NONE || (c->length >= c->room && zp_col_make_room(c, held) < 0)))
-        return 0;
-    switch (c->fast) {
+    switch (fast) {
     case ZP_FAST_STRING:
         if ((b & 0xe0) == 0xa0) {
             n = b & 0x1f;
@@ -230,12 +298,37 @@ ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t l
         return size;
     case ZP_FAST_INT:
         /* fixints: a positive one every integer kind holds, a negative one every
-         * signed kind; the other encodings are the general reader's (read_int_into) */
-        if (b <= 0x7f || (b >= 0xe0 && c->is_signed))
+         * signed kind; then the encodings of the column's own family (int8-int64 for
+         * signed kinds, uint8-uint64 for unsigned ones: what strict reading takes)
+         * within its range. The rest are the general reader's (read_int_into). */
+        if (b <= 0x7f || (b >= 0xe0 && c->is_signed)) {
             value = (int8_t)b;
-        else
+            size = 1;
+        } else if (c->is_signed ? (b >= 0xd0 && b <= 0xd3) : (b >= 0xcc && b <= 0xcf)) {
+            size = 1 + ((int64_t)1 << (b & 3));
+            if (size > left)
+                return 0;
+            /* (not zp_load_int_family: another caller and gcc stops inlining it in
+             * the decoder's read_value) */
+            switch (b & 3) {
+            case 0: bits = p[1]; break;
+            case 1: bits = zp_load_u16(p + 1); break;
+            case 2: bits = zp_load_u32(p + 1); break;
+            default: bits = zp_load_u64(p + 1); break;
+            }
+            if (c->is_signed) {         /* sign-extended from its width */
+                n = 64 - (8 << (b & 3));
+                value = (int64_t)(bits << n) >> n;
+                if (value < c->imin || value > c->imax)
+                    return 0;
+            } else {
+                if (bits > c->umax)
+                    return 0;
+                value = (int64_t)bits;
+            }
+        } else {
             return 0;
-        size = 1;
+        }
         dst = c->data.ptr + c->data.len;
         switch (c->width) {
         case 8: memcpy(dst, &value, 8); break;
@@ -290,6 +383,10 @@ ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t l
         memcpy(c->data.ptr + c->data.len, &value, 8);
         size = 15;
         break;
+    case ZP_PLAN_NAME:
+        return zp_struct_name_value(c, p, left);
+    case ZP_PLAN_SKIP:
+        return zp_skip_scalar_size(p, left);
     default:
         return 0;
     }
@@ -300,14 +397,13 @@ ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t l
     return size;
 }
 
-/* The size of the -1 entry at p (left bytes: the key 0xff, then the value) when
- * its value is c's struct name as a fixstr, as Go writes it; 0 when not (the
- * general reader checks it). */
-ZP_ALWAYS_INLINE int64_t zp_struct_name_entry(const zp_col *c, const uint8_t *p, int64_t left) {
-    int64_t n = c->struct_name_len;
-    if (n < 32 && left >= 2 + n && p[0] == 0xff && p[1] == (0xa0 | n) && zp_same_bytes(p + 2, c->struct_name, n))
-        return 2 + n;
-    return 0;
+/* zp_col_append_fast by c's own appender, room made first unless has_room (the
+ * caller made it for the row: zp_struct_make_room). */
+ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t left, int64_t *used,
+                                          int64_t *held, int has_room) {
+    if (!has_room && (c->fast == ZP_FAST_NONE || (c->length >= c->room && zp_col_make_room(c, held) < 0)))
+        return 0;
+    return zp_col_append_fast(c, c->fast, p, left, used, held);
 }
 
 /* The entries of struct c's map at *pos (count at most) read while each is its
@@ -349,6 +445,43 @@ ZP_ALWAYS_INLINE int64_t zp_struct_read_fast(zp_col *c, const uint8_t *buf, int6
     *used_io += used;
     *last = read_last;
     return count - left;
+}
+
+/* The entries of struct c's map at *pos (count at most) read while each is the one
+ * its plan expects next (from step *step_io on): the same key, and a value its
+ * step takes (the struct's name as Go writes it, a scalar stepped over, a value
+ * the child's fast appender takes). Stops before the first entry that is not,
+ * which the general reader reads (and the plan follows when its key is the
+ * step's). Room was made for the row (zp_struct_make_room). Returns the entries
+ * read; *pos and *step_io are after them, their fields' bits added to *seen_io;
+ * *last is the last field or skipped entry read (the path's step; unchanged when
+ * none). */
+ZP_ALWAYS_INLINE int64_t zp_struct_read_plan(zp_col *c, const uint8_t *buf, int64_t *pos, int64_t end, int64_t count,
+                                            int64_t *step_io, uint64_t *seen_io, const zp_plan_step **last,
+                                            int64_t *used_io, int64_t *held) {
+    const zp_plan_step *first = c->plan + *step_io, *st = first, *stop_step, *back;
+    const uint8_t *p = buf + *pos, *stop = buf + end;
+    int64_t size, used = 0, avail = c->plan_len - *step_io;
+    stop_step = first + (count < avail ? count : avail);
+    for (; st < stop_step; st++) {
+        if (stop - p < 2 || p[0] != st->key)
+            break;
+        size = zp_col_append_fast(st->col, st->op, p + 1, stop - p - 1, &used, held);
+        if (!size)
+            break;
+        p += 1 + size;
+    }
+    for (back = st; back > first;) {
+        if ((--back)->op != ZP_PLAN_NAME) {
+            *last = back;
+            break;
+        }
+    }
+    *pos = p - buf;
+    *seen_io |= st->before ^ first->before;
+    *step_io += st - first;
+    *used_io += used;
+    return st - first;
 }
 
 #endif
