@@ -456,7 +456,8 @@ cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyO
         # and a record write_flat_record leaves, by _encode.
         plan = (<Codec>self)._last_plan
         # (<StructPlan>plan): read in place, no reference taken (the codec holds the plan)
-        if plan != NULL and Py_TYPE(<object>args[0]) == (<StructPlan>plan).tp and (<StructPlan>plan).flat \
+        # (the flat flag first: a record that is not flat pays one test)
+        if plan != NULL and (<StructPlan>plan).flat and Py_TYPE(<object>args[0]) == (<StructPlan>plan).tp \
                 and struct_size_hint(<StructPlan>plan) + SIZE_SLACK <= SMALL_RECORD:
             size = write_flat_record(small, 0, SMALL_RECORD, <StructPlan>plan, <object>args[0], True)
             if size >= 0:

@@ -783,6 +783,8 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     cdef bint nullable = elem.kind == K_POINTER
     cdef TypePlan target = elem.elem if nullable else elem     # what a non-nil item is written as
     cdef PyTypeObject *struct_tp = target.struct_plan.tp if target.kind == K_STRUCT else NULL
+    # items of a flat plan's class may take write_flat_record (tested once, not per item)
+    cdef bint flat_items = struct_tp != NULL and target.struct_plan.flat and not w.msgp
     cdef bint is_list = PyList_Check(value)
     if not is_list and not PyTuple_Check(value):
         detail = "None is only allowed for pointers and interfaces" if value is None else None
@@ -808,8 +810,7 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         elif Py_TYPE(<object>item) == struct_tp:
             # a record of exactly the element's struct: written as write_value writes it,
             # without its dispatch
-            if not (target.struct_plan.flat and not w.msgp
-                    and write_flat_nested(w, target.struct_plan, <object>item, w.structnames)):
+            if not (flat_items and write_flat_nested(w, target.struct_plan, <object>item, w.structnames)):
                 held = <object>item     # a strong reference: write_struct may run Python code
                 write_struct(w, target.struct_plan, held, w.structnames and not w.msgp, target.inlined)
         elif not write_exact_scalar(w, target, item):
@@ -1082,24 +1083,42 @@ cdef Py_ssize_t inline_field_room(FieldC *fc, PyObject *slot) noexcept:
     return fc.inline_room + n
 
 
-cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint omit) except -1:
-    """store_inline_field at w.pos, for write_struct: FIELD_WRITTEN, FIELD_OMITTED or
-    FIELD_GENERAL, the buffer grown when the field does not fit (the one thing of an
-    inline field that can fail: the field goes into the trail only then, for the
-    error's path)."""
-    cdef unsigned char *p = w.data + w.pos
-    cdef unsigned char *end = store_inline_field(p, w.data + w.cap, fc, fc.inline_kind, slot, omit, True, NULL)
-    if end == NO_ROOM:                      # (a time's room is tested before its value)
-        trail_field(&w.trail, fc.plan)
-        writer_grow(w, inline_field_room(fc, slot))
-        p = w.data + w.pos
-        end = store_inline_field(p, w.data + w.cap, fc, fc.inline_kind, slot, omit, True, NULL)
+cdef inline int inline_field_written(Writer *w, unsigned char *p, unsigned char *end) noexcept:
+    """write_inline_field's answer for what store_inline_field stored at p (w.pos), ended at end."""
     if end == NULL:
         return FIELD_GENERAL
     if end == p:
         return FIELD_OMITTED
     w.pos = end - w.data
     return FIELD_WRITTEN
+
+
+cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint omit) except -1:
+    """store_inline_field at w.pos, for write_struct: FIELD_WRITTEN, FIELD_OMITTED or
+    FIELD_GENERAL, the buffer grown when the field does not fit (the one thing of an
+    inline field that can fail: the field goes into the trail only then, for the
+    error's path)."""
+    cdef int kind = fc.inline_kind
+    cdef unsigned char *p = w.data + w.pos
+    cdef unsigned char *end
+    if kind > INLINE_POINTER:
+        # a non-nil pointer (its nil, the field's zero, was left out before): its value,
+        # written whatever it is, through the kinds in line here rather than by a call
+        # to store_inline_rare_field, which would take them the same way
+        kind -= INLINE_POINTER
+        omit = False
+    end = store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL)
+    if end == NO_ROOM:                      # (a time's room is tested before its value)
+        return write_inline_field_grown(w, fc, kind, slot, omit)
+    return inline_field_written(w, p, end)
+
+
+cdef int write_inline_field_grown(Writer *w, FieldC *fc, int kind, PyObject *slot, bint omit) except -1:
+    """write_inline_field's field that did not fit: the buffer grown, then stored."""
+    trail_field(&w.trail, fc.plan)
+    writer_grow(w, inline_field_room(fc, slot))
+    cdef unsigned char *p = w.data + w.pos
+    return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL))
 
 
 cdef inline Py_ssize_t skip_zero_slots(FieldC *fields, Py_ssize_t j, Py_ssize_t n, object obj) noexcept:
