@@ -684,6 +684,8 @@ cdef extern from *:
     struct __pyx_obj_9zebrapack_5_core_TypePlan;
     static inline Py_ssize_t __pyx_f_9zebrapack_5_core_number_items(unsigned char **, PyObject **, Py_ssize_t,
         Py_ssize_t, int, int, int64_t, int64_t, uint64_t) __attribute__((always_inline));
+    static Py_ssize_t __pyx_f_9zebrapack_5_core_write_str_run(struct __pyx_t_9zebrapack_5_core_Writer *,
+        struct __pyx_obj_9zebrapack_5_core_TypePlan *, PyObject *, Py_ssize_t) __attribute__((noinline));
     #endif
     """
 
@@ -775,6 +777,36 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_
     return i
 
 
+cdef Py_ssize_t write_str_run(Writer *w, TypePlan elem, list items, Py_ssize_t n) except -1:
+    """The leading items of a []string (or []*string) list that are exact strs whose UTF-8
+    the str already holds (ASCII, or cached), or None for a pointer: written with no
+    dispatch and no trail step (nothing here runs Python code or allocates but the
+    buffer, so the list cannot change). Returns the index of the first item left to the
+    general loop (n when all were written), which says what is wrong with it."""
+    cdef Py_ssize_t i = 0, size
+    cdef PyObject **objects = PySequence_Fast_ITEMS(items)
+    cdef PyObject *item
+    cdef const char *text
+    cdef bint nullable = elem.kind == K_POINTER
+    if (elem.elem.kind if nullable else elem.kind) != K_STRING:
+        return 0
+    while i < n:
+        item = objects[i]
+        if Py_TYPE(<object>item) == &PyUnicode_Type:
+            text = zp_str_utf8_held(<object>item, &size)
+            if text == NULL or size > ZP_MAX_LENGTH32:
+                break
+            if size + 5 > w.cap - w.pos:
+                writer_grow(w, size + 5)
+            w.pos += zp_store_str(w.data + w.pos, text, size)
+        elif nullable and <object>item is None:
+            put_byte(w, ZP_NIL)
+        else:
+            break
+        i += 1
+    return i
+
+
 cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -1:
     """A slice or fixed array from a list or tuple."""
     cdef Py_ssize_t n, i, start
@@ -796,7 +828,11 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         return 0
     put_array_header(w, n)
     writer_enter(w)
-    start = write_number_run(w, elem, value, n) if is_list else 0
+    start = 0
+    if is_list:
+        start = write_number_run(w, elem, value, n)
+        if start == 0 and elem.kind in (K_STRING, K_POINTER):
+            start = write_str_run(w, elem, value, n)
     for i in range(start, n):
         trail_index(&w.trail, i)
         if is_list:

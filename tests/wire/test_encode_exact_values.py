@@ -179,13 +179,29 @@ def test_a_value_that_leaves_a_run_is_reported_at_its_index() -> None:
         "PInts": ([None, 5, None, "x"], r"PInts\[3\]", "expected int64"),
         "PF32s": ([None, 1.0, -1e39], r"PF32s\[2\]", "overflows float32"),
         "Strs": (["é", "中", "ok\udc80"], r"Strs\[2\]", "UTF-8"),
+        "Strs ": (["a", "b" * 300, None], r"Strs\[2\]", "None"),
         "PStrs": ([None, "😀", "\udc80"], r"PStrs\[2\]", "UTF-8"),
         "Times": ([datetime(2020, 1, 1, tzinfo=timezone.utc), datetime(2020, 1, 1)], r"Times\[1\]", "naive"),
     }
     for name, (values, path, reason) in cases.items():
-        error = assert_general_path_agrees({name: values})
+        error = assert_general_path_agrees({name.strip(): values})
         assert error[0] == "error" and reason in error[1], (name, error)
         assert re.search(path, error[2]), (name, error)
+
+
+def test_string_runs_cross_every_header_width_and_grow_the_buffer() -> None:
+    """A []string run (write_str_run) stores each str's header and bytes itself: both
+    sides of fixstr, str8, str16 and str32, many strings past the buffer's first size,
+    and runs that stop at a non-ASCII str whose UTF-8 CPython has not cached (the
+    general loop encodes it and goes on from there), first, inside and last."""
+    widths = [0, 31, 32, 255, 256, 65535, 65536]
+    values = ["x" * n for n in widths] + ["y" * 1000] * 300
+    for strs in (values, ["é" * 40 + str(n) for n in range(3)] + values, [*values, "中" * 20 + "z"],
+                 values[:3] + ["\u00e9" * 3 + "w"] + values[3:]):
+        data = assert_general_path_agrees({"Strs": strs, "PStrs": [None, *strs[:5], None]})
+        assert isinstance(data, bytes)
+        decoded = SCHEMA.decode(data)
+        assert decoded.Strs == strs and decoded.PStrs == [None, *strs[:5], None]
 
 
 def test_interface_atoms_and_entries_keep_their_errors_and_paths() -> None:
