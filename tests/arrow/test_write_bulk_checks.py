@@ -173,10 +173,15 @@ def test_invalid_utf8_in_a_block_is_refused_at_its_row(schema: zebrapack.Schema,
     values = _values(3 * ROWS)
     labels = [label.encode() for label in values["Label"]]
     labels[row] = b"ok" + bad + "日".encode()
+    _labels_refused_at(schema, values, labels, row)
+
+
+def _labels_refused_at(schema: zebrapack.Schema, values: dict[str, Any], labels: list[bytes], row: int) -> None:
+    """The Label column made of these UTF-8 bytes is refused at ``row`` as invalid UTF-8."""
     data = b"".join(labels)
     ends = [sum(map(len, labels[:k + 1])) for k in range(len(labels))]
-    records = _records(schema, values)
-    _refused_at(schema, _table(values, Label=_strings(data, ends)), records, row, "Row.Label: invalid UTF-8 in a string")
+    _refused_at(schema, _table(values, Label=_strings(data, ends)), _records(schema, values), row,
+                "Row.Label: invalid UTF-8 in a string")
 
 
 @pytest.mark.parametrize("row", EDGES[:-1])
@@ -186,10 +191,7 @@ def test_a_character_split_between_two_rows_is_refused_at_the_first(schema: zebr
     labels = [label.encode() for label in values["Label"]]
     labels[row] = "ab日".encode()[:-1]
     labels[row + 1] = "日".encode()[-1:] + b"cd"
-    data = b"".join(labels)
-    ends = [sum(map(len, labels[:k + 1])) for k in range(len(labels))]
-    records = _records(schema, values)
-    _refused_at(schema, _table(values, Label=_strings(data, ends)), records, row, "Row.Label: invalid UTF-8 in a string")
+    _labels_refused_at(schema, values, labels, row)
 
 
 @pytest.mark.parametrize("row", EDGES[:-1])
