@@ -204,16 +204,42 @@ def test_read_next_batch_with_threads_gives_every_batch_once_in_order(a_file):
     assert names == [r.Name for r in a_file.schema.decode_all(a_file.data)]
 
 
+def test_a_threaded_stream_read_to_its_end_or_closed_leaves_no_thread_running(a_file):
+    def decoder_threads() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("zebrapack-arrow")]
+
+    stream = zpa.read(a_file.path, a_file.schema, type="A", batch_rows=10, threads=3)
+    with pytest.raises(StopIteration):
+        while True:
+            stream.read_next_batch()
+    assert decoder_threads() == []          # at once, not after a poll
+    assert sum(batch.num_rows for batch in zpa.read(a_file.path, a_file.schema, type="A",
+                                                    batch_rows=10, threads=3)) == 3000
+    assert decoder_threads() == []
+    batches = zpa.read(a_file.data, a_file.schema, type="A", batch_rows=10, threads=2)._open_parallel()
+    assert batches.next() is not None
+    batches.close()                         # half read: the decoders end after their batch
+    assert decoder_threads() == []
+
+
 def test_a_stream_dropped_half_read_stops_its_threads(a_file):
     def decoder_threads() -> list[threading.Thread]:
         return [t for t in threading.enumerate() if t.name.startswith("zebrapack-arrow")]
 
     assert decoder_threads() == []
-    for read_some in (lambda stream: stream.read_next_batch(), lambda stream: next(iter(stream))):
-        stream = zpa.read(a_file.path, a_file.schema, type="A", batch_rows=10, threads=2)
-        read_some(stream)
+    def half_read_by_read_next_batch(stream):
+        stream.read_next_batch()
+        return stream
+
+    def half_read_by_an_iterator(stream):
+        batches = iter(stream)
+        next(batches)
+        return batches
+
+    for read_some in (half_read_by_read_next_batch, half_read_by_an_iterator):
+        held = read_some(zpa.read(a_file.path, a_file.schema, type="A", batch_rows=10, threads=2))
         assert decoder_threads()
-        del stream
+        del held
         gc.collect()
         deadline = time.monotonic() + 10
         while decoder_threads() and time.monotonic() < deadline:

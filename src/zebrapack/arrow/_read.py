@@ -284,7 +284,7 @@ class RecordBatchStream:
             with self._next_lock:
                 if self._parallel is None:
                     self._parallel = self._open_parallel()
-                    weakref.finalize(self, self._parallel.close)
+                    weakref.finalize(self, self._parallel.close, False)
                 batch = self._parallel.next()
             if batch is None:
                 raise StopIteration

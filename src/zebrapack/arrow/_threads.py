@@ -255,17 +255,25 @@ class ParallelBatches:
         while slot.get()[0] == "batch":
             pass
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
+        """Stop every thread; with ``wait``, return once they have ended (a decoder ends
+        after the batch it builds), so a stream read to its end or closed leaves none
+        running. A finalizer does not wait: it may run on one of these threads."""
         self._closed.set()
         if self._rest is not None:
-            self._rest.close()
+            self._rest.close(wait)
+        if wait:
+            me = threading.current_thread()
+            for thread in (self._planner, *self._workers):
+                if thread is not me:
+                    thread.join()
 
     @property
     def closed(self) -> bool:
         return self._closed.is_set()
 
     def __del__(self) -> None:
-        self.close()
+        self.close(wait=False)
 
     def _put(self, target: queue.Queue[Any], item: Any) -> None:
         while True:
