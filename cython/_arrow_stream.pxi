@@ -28,6 +28,16 @@ cdef extern from "zp_path.h":
     char *zp_path_display(object path) except NULL
     FILE *zp_path_open_read(const zp_path_char *path) noexcept nogil
 
+cdef extern from "zp_pool.h":
+    ctypedef struct zp_pool:
+        pass
+    zp_pool *zp_pool_new(int64_t limit) noexcept nogil
+    void zp_pool_ref(zp_pool *p) noexcept nogil
+    void zp_pool_unref(zp_pool *p) noexcept nogil
+    void *zp_pool_take(zp_pool *p, int64_t want, int64_t *cap) noexcept nogil
+    void zp_pool_give(zp_pool *p, void *ptr, int64_t cap) noexcept nogil
+    int64_t zp_pool_bytes(zp_pool *p) noexcept nogil
+
 cdef extern from "zp_columnar.h":
     int zp_fseek64(FILE *f, int64_t offset) noexcept nogil
     int zp_try_enter(int *busy) noexcept nogil
@@ -87,6 +97,7 @@ cdef struct ZStream:
     ArrowSchema schema      # get_schema hands out copies
     PyObject *owner         # the ArrowRecordReader, while a C stream holds it
     PyObject *source_error  # owned: what a Python file object's read() raised, raised again as is
+    zp_pool *pool           # released batches' buffers, for the next batches (zp_pool.h)
 
 
 # -- errors ---------------------------------------------------------------------------
@@ -355,15 +366,16 @@ cdef int zs_advance(ZStream *z, bint *done) noexcept nogil:
 
 # -- batches ------------------------------------------------------------------------------
 
-cdef int col_begin(Col *c, int64_t *held) noexcept nogil:
-    """A fresh batch: the last batch's capacities (no regrowing), offsets start with 0."""
+cdef int col_begin(Col *c, int64_t *held, zp_pool *pool) noexcept nogil:
+    """A fresh batch: the last batch's capacities (no regrowing), in buffers of released
+    batches where the pool has them, offsets start with 0."""
     cdef int64_t i
     cdef int32_t zero = 0
-    if c.hint_validity and zp_buf_grow_to(&c.validity, c.hint_validity, held, 1) < 0:
+    if c.hint_validity and begin_buffer(&c.validity, c.hint_validity, held, pool, True) < 0:
         return -1
-    if c.hint_data and zp_buf_grow_to(&c.data, c.hint_data, held, c.kind == C_BOOL) < 0:
+    if c.hint_data and begin_buffer(&c.data, c.hint_data, held, pool, c.kind == C_BOOL) < 0:
         return -1
-    if c.hint_offsets and zp_buf_grow_to(&c.offsets, c.hint_offsets, held, 0) < 0:
+    if c.hint_offsets and begin_buffer(&c.offsets, c.hint_offsets, held, pool, False) < 0:
         return -1
     if c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW or c.kind == C_LIST or c.kind == C_MAP:
         if zp_buf_reserve(&c.offsets, 4, held) < 0:
@@ -371,8 +383,22 @@ cdef int col_begin(Col *c, int64_t *held) noexcept nogil:
         memcpy(c.offsets.ptr, &zero, 4)
         c.offsets.len = 4
     for i in range(c.n_children):
-        if col_begin(c.children[i], held) < 0:
+        if col_begin(c.children[i], held, pool) < 0:
             return -1
+    return 0
+
+
+cdef int begin_buffer(zp_buf *b, int64_t want, int64_t *held, zp_pool *pool, bint zero) noexcept nogil:
+    """An empty buffer with room for ``want`` bytes: a pooled one, or new; zeroed with ``zero``."""
+    cdef int64_t cap = 0
+    cdef void *p = zp_pool_take(pool, want, &cap) if b.ptr == NULL else NULL
+    if p == NULL:
+        return zp_buf_grow_to(b, want, held, zero)
+    if zero:
+        memset(p, 0, <size_t>cap)
+    b.ptr = <uint8_t *>p
+    b.cap = cap
+    held[0] += cap
     return 0
 
 
@@ -389,9 +415,17 @@ cdef void col_follow(Col *c, const Col *previous) noexcept nogil:
         col_follow(c.children[i], previous.children[i])
 
 
+cdef struct ExportedBuffers:
+    # an exported array's private data: its buffers, their sizes, and the pool they go
+    # back to when the consumer releases the array
+    void *ptr[3]
+    int64_t cap[3]
+    zp_pool *pool
+
+
 cdef void zp_release_array(ArrowArray *a) noexcept nogil:
     cdef int64_t i
-    cdef void **buffers = <void **>a.private_data
+    cdef ExportedBuffers *buffers = <ExportedBuffers *>a.private_data
     if a.release == NULL:
         return
     for i in range(a.n_children):
@@ -402,25 +436,29 @@ cdef void zp_release_array(ArrowArray *a) noexcept nogil:
     free(a.children)
     if buffers != NULL:
         for i in range(a.n_buffers):
-            free(buffers[i])
+            zp_pool_give(buffers.pool, buffers.ptr[i], buffers.cap[i])
+        zp_pool_unref(buffers.pool)
         free(buffers)
     a.release = NULL
 
 
-cdef inline void *take(zp_buf *b) noexcept nogil:
-    """The buffer's memory, handed over (never NULL: Arrow wants a pointer even when empty)."""
-    cdef void *p = b.ptr
-    if p == NULL:
-        p = calloc(1, 8)
+cdef inline void take(zp_buf *b, ExportedBuffers *into, int i) noexcept nogil:
+    """The buffer's memory, handed over as buffer i (never NULL: Arrow wants a pointer
+    even when empty)."""
+    into.ptr[i] = b.ptr
+    into.cap[i] = b.cap
+    if b.ptr == NULL:
+        into.ptr[i] = calloc(1, 8)
+        into.cap[i] = 0
     b.ptr = NULL
     b.len = b.cap = 0
-    return p
 
 
-cdef int col_export(Col *c, ArrowArray *out) noexcept nogil:
-    """Hand the column's buffers over as an ArrowArray (release frees them); c is empty after."""
+cdef int col_export(Col *c, ArrowArray *out, zp_pool *pool) noexcept nogil:
+    """Hand the column's buffers over as an ArrowArray (release gives them to the pool);
+    c is empty after."""
     cdef int64_t i, n_buffers
-    cdef void **buffers
+    cdef ExportedBuffers *buffers
     memset(out, 0, sizeof(ArrowArray))
     c.hint_validity = c.validity.cap
     c.hint_offsets = c.offsets.cap
@@ -432,24 +470,27 @@ cdef int col_export(Col *c, ArrowArray *out) noexcept nogil:
         n_buffers = 1
     else:
         n_buffers = 2
-    buffers = <void **>calloc(n_buffers, sizeof(void *))
+    buffers = <ExportedBuffers *>calloc(1, sizeof(ExportedBuffers))
     if buffers == NULL:
         return -1
+    if pool != NULL:
+        zp_pool_ref(pool)
+        buffers.pool = pool
     out.private_data = buffers
-    out.buffers = <const void **>buffers
+    out.buffers = <const void **>buffers.ptr
     out.n_buffers = n_buffers
     out.length = c.length
     out.release = zp_release_array
     if c.nullable and c.length:
         out.null_count = c.length - zp_count_set_bits(c.validity.ptr, c.length)
-        buffers[0] = take(&c.validity)
+        take(&c.validity, buffers, 0)
     if c.kind == C_STRING or c.kind == C_BINARY or c.kind == C_RAW:
-        buffers[1] = take(&c.offsets)
-        buffers[2] = take(&c.data)
+        take(&c.offsets, buffers, 1)
+        take(&c.data, buffers, 2)
     elif c.kind == C_LIST or c.kind == C_MAP:
-        buffers[1] = take(&c.offsets)
+        take(&c.offsets, buffers, 1)
     elif n_buffers == 2:
-        buffers[1] = take(&c.data)
+        take(&c.data, buffers, 1)
     c.length = c.room = c.kids_room = 0
     if c.n_children:
         out.children = <ArrowArray **>calloc(c.n_children, sizeof(ArrowArray *))
@@ -460,23 +501,24 @@ cdef int col_export(Col *c, ArrowArray *out) noexcept nogil:
             out.children[i] = <ArrowArray *>malloc(sizeof(ArrowArray))
             if out.children[i] == NULL:
                 return -1
-            if col_export(c.children[i], out.children[i]) < 0:
+            if col_export(c.children[i], out.children[i], pool) < 0:
                 return -1
     return 0
 
 
-cdef void col_clear(Col *c) noexcept nogil:
-    """Drop everything a batch appended (after an error or an export that failed)."""
+cdef void col_clear(Col *c, zp_pool *pool) noexcept nogil:
+    """Drop everything a batch appended (at the end, after an error or an export that
+    failed), its buffers back to the pool."""
     cdef int64_t i
-    free(c.validity.ptr)
-    free(c.offsets.ptr)
-    free(c.data.ptr)
+    zp_pool_give(pool, c.validity.ptr, c.validity.cap)
+    zp_pool_give(pool, c.offsets.ptr, c.offsets.cap)
+    zp_pool_give(pool, c.data.ptr, c.data.cap)
     memset(&c.validity, 0, sizeof(zp_buf))
     memset(&c.offsets, 0, sizeof(zp_buf))
     memset(&c.data, 0, sizeof(zp_buf))
     c.length = c.room = c.kids_room = 0
     for i in range(c.n_children):
-        col_clear(c.children[i])
+        col_clear(c.children[i], pool)
 
 
 cdef enum:
@@ -494,9 +536,9 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
         return z.error_code
     if z.finished:
         return 0
-    col_clear(z.root)
+    col_clear(z.root, z.pool)
     z.d.held = z.d.used = 0
-    if col_begin(z.root, &z.d.held) < 0:
+    if col_begin(z.root, &z.d.held, z.pool) < 0:
         z.failed = True
         z.error_code = ENOMEM
         snprintf(z.error, ERROR_SIZE, "out of memory for the batch's columns")
@@ -602,7 +644,7 @@ cdef int zs_deliver_then_fail(ZStream *z, int64_t rows, ArrowArray *out, int rc)
     """A failure inside a batch (z.failed and its error set, rc its code): the complete
     records before it are delivered as a batch, and the error comes with the next call."""
     if rows == 0:
-        col_clear(z.root)
+        col_clear(z.root, z.pool)
         return rc
     return zs_deliver(z, rows, out)
 
@@ -610,12 +652,12 @@ cdef int zs_deliver_then_fail(ZStream *z, int64_t rows, ArrowArray *out, int rc)
 cdef int zs_deliver(ZStream *z, int64_t rows, ArrowArray *out) noexcept nogil:
     """The batch of ``rows`` rows into out (nothing at the end of the sources)."""
     if rows == 0:
-        col_clear(z.root)
+        col_clear(z.root, z.pool)
         return 0
-    if col_export(z.root, out) < 0:
+    if col_export(z.root, out, z.pool) < 0:
         if out.release != NULL:
             out.release(out)
-        col_clear(z.root)
+        col_clear(z.root, z.pool)
         if not z.failed:        # an error already pending is the one to report
             z.failed = True
             z.error_code = ENOMEM
@@ -654,6 +696,7 @@ cdef void zs_free(ZStream *z) noexcept nogil:
     free(z.segs)
     free(z.win)
     zp_release_schema(&z.schema)
+    zp_pool_unref(z.pool)
     free(z)
 
 
@@ -785,6 +828,11 @@ cdef class ArrowRecordReader:
         self.z.read_chunk = read_chunk
         self.z.d.strict = strict
         self.z.d.time_us = time_us
+        # two batches' worth: the one the consumer just released and, with threads, the
+        # one released while this reader builds the next
+        self.z.pool = zp_pool_new(2 * <int64_t>batch_bytes)
+        if self.z.pool == NULL:
+            raise MemoryError()
         self.z.d.guard.max_depth = cd.max_depth
         self.z.d.steps = <zp_step *>calloc(cd.max_depth + 2, sizeof(zp_step))
         self.z.d.skip_levels = <zp_skip_level *>calloc(cd.max_depth + 2, sizeof(zp_skip_level))
@@ -818,7 +866,7 @@ cdef class ArrowRecordReader:
             if self.z.d.scratch[i] != NULL:
                 continue
             self.z.d.scratch[i] = col_build(arrow_fields(codec, name))
-            if col_begin(self.z.d.scratch[i], &self.z.d.held) < 0:
+            if col_begin(self.z.d.scratch[i], &self.z.d.held, NULL) < 0:
                 raise MemoryError()
             wanted.clear()
             pending.extend(indexes if col_raw_structs(self.z.d.scratch[i], wanted) else wanted)
@@ -895,13 +943,24 @@ cdef class ArrowRecordReader:
 
     def follow(self, ArrowRecordReader previous):
         """Make this reader's first batch at the sizes ``previous`` (a reader of the same
-        columns, done or not yet started here) made its last: the next range of a decoder
-        thread then starts without regrowing its buffers batch after batch."""
+        columns, done or not yet started here) made its last, in the buffers of
+        ``previous``'s batches once they are released: the next range of a decoder
+        thread then starts without regrowing its buffers batch after batch, in memory
+        already mapped (and in ``previous``'s file window once it has ended)."""
         if previous is self or self.z.root == NULL or previous.z.root == NULL:
             return
         if self.z.records or self.z.seg >= 0:
             raise ValueError("follow() must come before the first batch")
         col_follow(self.z.root, previous.z.root)
+        if (previous.z.finished or previous.z.failed) and self.z.win == NULL \
+                and zp_try_enter(&previous.z.busy):
+            self.z.win, self.z.win_cap = previous.z.win, previous.z.win_cap
+            previous.z.win, previous.z.win_cap = NULL, 0
+            zp_leave(&previous.z.busy)
+        if previous.z.pool != self.z.pool:
+            zp_pool_ref(previous.z.pool)
+            zp_pool_unref(self.z.pool)
+            self.z.pool = previous.z.pool
 
     def next_batch(self):
         """The next batch as (schema capsule, array capsule), or None at the end."""
@@ -936,6 +995,12 @@ cdef class ArrowRecordReader:
             free(schema)
             raise MemoryError()
         return PyCapsule_New(schema, "arrow_schema", <PyCapsule_Destructor>zp_schema_capsule_free), array_capsule
+
+    @property
+    def pooled_bytes(self):
+        """Bytes of released batches kept for this reader's next batches (at most two
+        batches' ``batch_bytes``)."""
+        return zp_pool_bytes(self.z.pool)
 
     @property
     def reading(self):
