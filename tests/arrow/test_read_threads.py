@@ -216,7 +216,8 @@ def test_a_threaded_stream_read_to_its_end_or_closed_leaves_no_thread_running(a_
     assert sum(batch.num_rows for batch in zpa.read(a_file.path, a_file.schema, type="A",
                                                     batch_rows=10, threads=3)) == 3000
     assert decoder_threads() == []
-    batches = zpa.read(a_file.data, a_file.schema, type="A", batch_rows=10, threads=2)._open_parallel()
+    stream = zpa.read(a_file.data, a_file.schema, type="A", batch_rows=10, threads=2)
+    batches = stream._open_parallel()     # (its decoders hold the stream only weakly)
     assert batches.next() is not None
     batches.close()                         # half read: the decoders end after their batch
     assert decoder_threads() == []
