@@ -129,6 +129,9 @@ cdef extern from "zp_arrow_read.h":
         zp_plan_step *plan
         int64_t plan_len
         bint plan_full
+        bint plan_flat
+        int64_t run_skip
+        int64_t run_misses
         int64_t plan_misses
         zp_plan_step *learn
         int64_t plan_cap
@@ -145,6 +148,8 @@ cdef extern from "zp_arrow_read.h":
     int64_t zp_struct_read_plan(zp_col *c, const unsigned char *buf, int64_t *pos, int64_t end, int64_t count,
                                 int64_t *step, uint64_t *seen, const zp_plan_step **last, int64_t *used,
                                 int64_t *held) noexcept nogil
+    int64_t zp_struct_read_rows(zp_col *c, const unsigned char *buf, int64_t *pos, int64_t end, int64_t most,
+                                int64_t *used, int64_t used_limit, int64_t *held, int *partial) noexcept nogil
 
 ctypedef zp_col Col
 
@@ -913,6 +918,8 @@ cdef enum:
     PLAN_OFF = -2           # no plan in this row (no room made: a check's scratch columns; no plan holds it)
     PLAN_MISSES = 8         # rows in a row that left the plan before a struct reads without one,
     PLAN_RETRY = 256        # trying it again every so many rows
+    RUN_RETRY = 16          # records read one by one after one that stopped a run of records (read_rows),
+    RUN_BACKOFF = 6         # up to 2**RUN_BACKOFF times as many after runs stopping again and again
 
 
 cdef inline int64_t plan_find(Col *c, int64_t at, unsigned char k) noexcept nogil:
@@ -980,9 +987,12 @@ cdef void plan_adopt(Col *c, int64_t learned) noexcept nogil:
     cdef int64_t j
     cdef uint64_t bits = 0
     memcpy(c.plan, c.learn, learned * sizeof(zp_plan_step))
+    c.plan_flat = True
     for j in range(learned):
         c.plan[j].before = bits
         bits |= c.plan[j].bit
+        if c.plan[j].op == F_NONE:
+            c.plan_flat = False
     c.plan[learned].before = bits
     c.plan_len = learned
     c.plan_full = c.n_children <= 64 and bits == (~(<uint64_t>0) if c.n_children == 64
@@ -1264,6 +1274,33 @@ COLUMN_READERS[C_LIST] = read_list_into
 COLUMN_READERS[C_FIXED_LIST] = read_list_into
 COLUMN_READERS[C_MAP] = read_map_into
 COLUMN_READERS[C_NUMBER] = read_number_into
+
+
+cdef int64_t read_rows(Dec *d, Col *root, int64_t most, int64_t used_limit) noexcept nogil:
+    """Records at d.pos that the root struct's plan reads whole, one after another (at
+    most ``most``, while d.used < used_limit: zp_struct_read_rows), as read_record
+    would read them; stops before the first it does not, which read_record reads
+    (its partial appends undone first). Returns the records read."""
+    cdef int64_t rows, pos = d.pos
+    cdef int partial
+    if root.run_skip:
+        root.run_skip -= 1
+        return 0
+    # read_struct_into's conditions for a row read by its plan alone (the root's level
+    # entered: a max_depth of 1 at least)
+    if not root.plan_flat or not root.plan_full or root.plan_misses or d.validating or d.guard.max_depth < 1:
+        return 0
+    rows = zp_struct_read_rows(root, d.buf, &pos, d.end, most, &d.used, used_limit, &d.held, &partial)
+    d.pos = pos
+    if rows:
+        root.run_misses = 0
+    if partial:
+        # a record the run stops in costs its work twice: runs tried again after
+        # RUN_RETRY records, twice as many each time they stop at their first record
+        col_truncate(root, root.length)
+        root.run_skip = RUN_RETRY << min(root.run_misses, RUN_BACKOFF)
+        root.run_misses += 1
+    return rows
 
 
 cdef int read_record(Dec *d, Col *root) noexcept nogil:

@@ -527,7 +527,7 @@ cdef enum:
 
 cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
     """The next batch into out (out.release NULL at the end), or an errno with z.error set."""
-    cdef int64_t rows = 0, start, used, first_pos
+    cdef int64_t rows = 0, start, used, first_pos, run
     cdef const unsigned char *first_buf
     cdef bint done = False
     cdef int rc
@@ -560,21 +560,27 @@ cdef int zs_next(ZStream *z, ArrowArray *out) noexcept nogil:
             first_buf = z.d.buf
             first_pos = start
         z.d.root = z.root.struct_name
-        if read_record(&z.d, z.root) < 0:
-            # the record is not in the batch: every column back to where it began
-            col_truncate(z.root, rows)
-            z.d.used = used
-            if z.d.truncated and not z.seg_eof:     # (bytes-like sources and held entries are whole)
-                rc = zs_refill(z, start)
-                if rc:
-                    return zs_deliver_then_fail(z, rows, out, rc)
-                continue
-            if z.segs[z.seg].kind != SEG_ENTRY and zs_ends_inside(z, start):
-                zs_torn_tail(z, start)
-            return zs_deliver_then_fail(z, rows, out, zs_fail_decode(z))
-        rows += 1
-        z.records += 1
-        z.seg_records += 1
+        # the records the root's plan reads whole, in one run (not past the presize
+        # point); else one by read_record
+        run = read_rows(&z.d, z.root, min(z.batch_rows - rows, PRESIZE_AFTER - rows) if rows < PRESIZE_AFTER
+                        else z.batch_rows - rows, z.batch_bytes)
+        if run == 0:
+            if read_record(&z.d, z.root) < 0:
+                # the record is not in the batch: every column back to where it began
+                col_truncate(z.root, rows)
+                z.d.used = used
+                if z.d.truncated and not z.seg_eof:     # (bytes-like sources and held entries are whole)
+                    rc = zs_refill(z, start)
+                    if rc:
+                        return zs_deliver_then_fail(z, rows, out, rc)
+                    continue
+                if z.segs[z.seg].kind != SEG_ENTRY and zs_ends_inside(z, start):
+                    zs_torn_tail(z, start)
+                return zs_deliver_then_fail(z, rows, out, zs_fail_decode(z))
+            run = 1
+        rows += run
+        z.records += run
+        z.seg_records += run
         if rows == PRESIZE_AFTER and z.records == rows and z.d.buf == first_buf:
             zs_presize(z, rows, z.d.pos - first_pos)
     return zs_deliver(z, rows, out)

@@ -122,6 +122,9 @@ typedef struct zp_col {
     zp_plan_step *plan;         /* plan_len steps and an end (its before: all the plan's bits) */
     int64_t plan_len;
     int plan_full;              /* the plan gives every child (at most 64) */
+    int plan_flat;              /* every step of the plan has an appender of its own (zp_struct_read_rows) */
+    int64_t run_skip;           /* rows read one by one before zp_struct_read_rows is tried again */
+    int64_t run_misses;         /* runs in a row stopped at their first row */
     int64_t plan_misses;        /* rows in a row that left the plan (read_struct_into) */
     zp_plan_step *learn;        /* the steps of the row being read once it left the plan */
     int64_t plan_cap;           /* room in plan and learn */
@@ -186,13 +189,17 @@ ZP_ALWAYS_INLINE void zp_col_row_done(zp_col *c) {
 }
 
 /* A string (check: valid UTF-8) or binary value of n bytes at src appended: data,
- * offset, row (room made). 0 when it cannot be here (the data would pass 2 GiB, no
+ * offset, and the row closed unless in_run (room made). in_run: a value of a run of
+ * rows (zp_struct_read_rows), whose rows are closed with the run, and a string of
+ * 8-16 bytes is copied in line (only there: in the other callers' loops the code
+ * cost more than it saved). 0 when it cannot be here (the data would pass 2 GiB, no
  * memory, invalid UTF-8): nothing appended, the general reader says why. */
 ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, int check, int64_t *used,
-                                      int64_t *held) {
+                                      int64_t *held, int in_run) {
     uint8_t *dst;
-    int64_t copied;
+    int64_t copied = 0;
     int32_t offset;
+    uint64_t head, tail;
     if (c->data.len + n > 0x7fffffff)
         return 0;
     if (n) {                            /* (an empty buffer has no pointer to copy to) */
@@ -200,7 +207,17 @@ ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, 
             return 0;
         dst = c->data.ptr + c->data.len;
         if (check) {
-            copied = zp_copy_ascii(dst, src, n);   /* zp_read.h */
+            if (in_run && n >= 8 && n <= 16) {  /* two overlapping words */
+                memcpy(&head, src, 8);
+                memcpy(&tail, src + n - 8, 8);
+                copied = (head | tail) & ZP_HIGH_BITS ? 0 : n;
+                if (copied) {
+                    memcpy(dst, &head, 8);
+                    memcpy(dst + n - 8, &tail, 8);
+                }
+            }
+            if (!copied)
+                copied = zp_copy_ascii(dst, src, n);   /* zp_read.h */
             if (copied < n) {
                 if (zp_utf8_invalid_at(src + copied, n - copied) >= 0)
                     return 0;
@@ -215,7 +232,8 @@ ZP_ALWAYS_INLINE int zp_col_put_bytes(zp_col *c, const uint8_t *src, int64_t n, 
     memcpy(c->offsets.ptr + c->offsets.len, &offset, 4);
     c->offsets.len += 4;
     *used += n + 4;
-    zp_col_row_done(c);
+    if (!in_run)
+        zp_col_row_done(c);
     return 1;
 }
 
@@ -264,9 +282,11 @@ ZP_ALWAYS_INLINE int64_t zp_struct_name_entry(const zp_col *c, const uint8_t *p,
  * operations too: ZP_PLAN_NAME (c the struct: its name, nothing appended) and
  * ZP_PLAN_SKIP (a scalar stepped over). Every length is checked against left
  * first. used: the batch's bytes of values; held: its bytes allocated. Room was
- * made for the row. Nothing it takes reads otherwise under strict reading. */
+ * made for the row, which is c's row `row`: c->length, closed by the appender,
+ * or one of a run of rows whose lengths are set after it (in_run:
+ * zp_struct_close_rows). Nothing it takes reads otherwise under strict reading. */
 ZP_ALWAYS_INLINE int64_t zp_col_append_fast(zp_col *c, int fast, const uint8_t *p, int64_t left, int64_t *used,
-                                            int64_t *held) {
+                                            int64_t *held, int64_t row, int in_run) {
     uint8_t b = p[0];
     uint8_t *dst;
     int64_t n, size, seconds, nanos, value;
@@ -285,7 +305,7 @@ ZP_ALWAYS_INLINE int64_t zp_col_append_fast(zp_col *c, int fast, const uint8_t *
         } else {
             return 0;
         }
-        if (size > left || !zp_col_put_bytes(c, p + size - n, n, 1, used, held))
+        if (size > left || !zp_col_put_bytes(c, p + size - n, n, 1, used, held, in_run))
             return 0;
         return size;
     case ZP_FAST_BINARY:
@@ -293,7 +313,7 @@ ZP_ALWAYS_INLINE int64_t zp_col_append_fast(zp_col *c, int fast, const uint8_t *
             return 0;
         n = p[1];
         size = 2 + n;
-        if (size > left || !zp_col_put_bytes(c, p + 2, n, 0, used, held))
+        if (size > left || !zp_col_put_bytes(c, p + 2, n, 0, used, held, in_run))
             return 0;
         return size;
     case ZP_FAST_INT:
@@ -360,10 +380,13 @@ ZP_ALWAYS_INLINE int64_t zp_col_append_fast(zp_col *c, int fast, const uint8_t *
     case ZP_FAST_BOOL:
         if (b != 0xc2 && b != 0xc3)
             return 0;
+        if (!in_run)            /* (row is c->length: read where it is used) */
+            row = c->length;
         if (b == 0xc3)
-            zp_bit_set(c->data.ptr, c->length);
-        c->data.len = (c->length >> 3) + 1;
-        zp_col_row_done(c);
+            zp_bit_set(c->data.ptr, row);
+        c->data.len = (row >> 3) + 1;
+        if (!in_run)
+            zp_col_row_done(c);
         return 1;
     case ZP_FAST_TIME:
         /* Go's ext 5 as Go writes it: 8-byte seconds, 4-byte nanoseconds; Go's zero
@@ -393,7 +416,8 @@ ZP_ALWAYS_INLINE int64_t zp_col_append_fast(zp_col *c, int fast, const uint8_t *
     /* the fixed-width kinds */
     c->data.len += c->width;
     *used += c->width;
-    zp_col_row_done(c);
+    if (!in_run)
+        zp_col_row_done(c);
     return size;
 }
 
@@ -403,7 +427,7 @@ ZP_ALWAYS_INLINE int64_t zp_col_read_fast(zp_col *c, const uint8_t *p, int64_t l
                                           int64_t *held, int has_room) {
     if (!has_room && (c->fast == ZP_FAST_NONE || (c->length >= c->room && zp_col_make_room(c, held) < 0)))
         return 0;
-    return zp_col_append_fast(c, c->fast, p, left, used, held);
+    return zp_col_append_fast(c, c->fast, p, left, used, held, c->length, 0);
 }
 
 /* The entries of struct c's map at *pos (count at most) read while each is its
@@ -455,10 +479,12 @@ ZP_ALWAYS_INLINE int64_t zp_struct_read_fast(zp_col *c, const uint8_t *buf, int6
  * step's). Room was made for the row (zp_struct_make_room). Returns the entries
  * read; *pos and *step_io are after them, their fields' bits added to *seen_io;
  * *last is the last field or skipped entry read (the path's step; unchanged when
- * none). */
-ZP_ALWAYS_INLINE int64_t zp_struct_read_plan(zp_col *c, const uint8_t *buf, int64_t *pos, int64_t end, int64_t count,
-                                            int64_t *step_io, uint64_t *seen_io, const zp_plan_step **last,
-                                            int64_t *used_io, int64_t *held) {
+ * none). The values are the children's row `row`, closed unless in_run
+ * (zp_col_append_fast). */
+ZP_ALWAYS_INLINE int64_t zp_struct_read_plan_at(zp_col *c, const uint8_t *buf, int64_t *pos, int64_t end,
+                                               int64_t count, int64_t *step_io, uint64_t *seen_io,
+                                               const zp_plan_step **last, int64_t *used_io, int64_t *held,
+                                               int64_t row, int in_run) {
     const zp_plan_step *first = c->plan + *step_io, *st = first, *stop_step, *back;
     const uint8_t *p = buf + *pos, *stop = buf + end;
     int64_t size, used = 0, avail = c->plan_len - *step_io;
@@ -466,7 +492,7 @@ ZP_ALWAYS_INLINE int64_t zp_struct_read_plan(zp_col *c, const uint8_t *buf, int6
     for (; st < stop_step; st++) {
         if (stop - p < 2 || p[0] != st->key)
             break;
-        size = zp_col_append_fast(st->col, st->op, p + 1, stop - p - 1, &used, held);
+        size = zp_col_append_fast(st->col, st->op, p + 1, stop - p - 1, &used, held, row, in_run);
         if (!size)
             break;
         p += 1 + size;
@@ -482,6 +508,80 @@ ZP_ALWAYS_INLINE int64_t zp_struct_read_plan(zp_col *c, const uint8_t *buf, int6
     *step_io += st - first;
     *used_io += used;
     return st - first;
+}
+
+/* zp_struct_read_plan_at of a row of c's children read one by one (c->length's). */
+ZP_ALWAYS_INLINE int64_t zp_struct_read_plan(zp_col *c, const uint8_t *buf, int64_t *pos, int64_t end, int64_t count,
+                                            int64_t *step_io, uint64_t *seen_io, const zp_plan_step **last,
+                                            int64_t *used_io, int64_t *held) {
+    return zp_struct_read_plan_at(c, buf, pos, end, count, step_io, seen_io, last, used_io, held, c->length, 0);
+}
+
+/* Rows from..to-1 of struct c's children, appended by a run without closing them
+ * (zp_struct_read_rows: c's plan is full and flat, so each child took one value a
+ * row): counted, and marked valid in nullable columns. */
+static inline void zp_struct_close_rows(zp_col *c, int64_t from, int64_t to) {
+    int64_t i;
+    zp_col *child;
+    if (from >= to)
+        return;
+    for (i = 0; i < c->n_children; i++) {
+        child = c->children[i];
+        if (child->nullable) {
+            zp_bits_set_range(child->validity.ptr, from, to);
+            child->validity.len = (to + 7) >> 3;
+        }
+        child->length = to;
+    }
+}
+
+/* Rows of struct c (a record's root) read one after another while each is a map
+ * of exactly its plan's entries that its plan reads whole (a full and flat plan:
+ * every child, each by its appender), at most `most` and while *used_io <
+ * used_limit: a record's own work (its header, room for its row, the row closed)
+ * without leaving this loop, and the children's rows closed once for a run of
+ * rows (zp_struct_close_rows) rather than per value. Stops before the first row
+ * that is not, which the general reader reads; *partial: that row appended to
+ * some of c's children before it stopped (the caller cuts them back to c's
+ * length). Returns the rows read; *pos_io is after them, *used_io counts their
+ * values. */
+static int64_t zp_struct_read_rows(zp_col *c, const uint8_t *buf, int64_t *pos_io, int64_t end, int64_t most,
+                                   int64_t *used_io, int64_t used_limit, int64_t *held, int *partial) {
+    int64_t pos = *pos_io, used = *used_io, rows = 0, n = c->plan_len, at, step, row_used, open = c->length;
+    uint64_t seen;
+    const zp_plan_step *last;
+    zp_head h;
+    *partial = 0;
+    while (rows < most && used < used_limit && pos < end) {
+        if (c->length >= c->kids_room) {
+            /* (the children's lengths are current before their room is looked at) */
+            zp_struct_close_rows(c, open, c->length);
+            open = c->length;
+            if (zp_struct_make_room(c, held) < 0)
+                break;
+        }
+        if (c->length >= c->room && zp_col_make_room(c, held) < 0)
+            break;
+        if (zp_read_map(buf + pos, end - pos, &h) != ZP_READ_OK || h.n != n)
+            break;
+        at = pos + h.header;
+        step = 0;
+        seen = 0;
+        last = NULL;
+        row_used = used;
+        if (zp_struct_read_plan_at(c, buf, &at, end, n, &step, &seen, &last, &row_used, held, c->length, 1) < n) {
+            *partial = step > 0;
+            break;
+        }
+        zp_col_row_done(c);
+        pos = at;
+        used = row_used;
+        rows++;
+    }
+    zp_struct_close_rows(c, open, c->length);
+    *pos_io = pos;
+    *used_io = used;
+    return rows;
 }
 
 #endif

@@ -107,6 +107,18 @@ static inline void zp_bit_clear(uint8_t *bits, int64_t index) {
     bits[index >> 3] &= (uint8_t)~(1u << (index & 7));
 }
 
+/* Set bits from..to-1 (room made for them). */
+static inline void zp_bits_set_range(uint8_t *bits, int64_t from, int64_t to) {
+    for (; from < to && (from & 7); from++)
+        zp_bit_set(bits, from);
+    if (to - from >= 8) {
+        memset(bits + (from >> 3), 0xff, (size_t)((to - from) >> 3));
+        from += (to - from) & ~(int64_t)7;
+    }
+    for (; from < to; from++)
+        zp_bit_set(bits, from);
+}
+
 /* Clear the bits from `from` on (a column truncated back). */
 static inline void zp_bits_truncate(zp_buf *b, int64_t from) {
     int64_t byte = from >> 3;
