@@ -592,7 +592,8 @@ cdef extern from *:
     /* and the pieces of every fast path: the field writer of write_struct and
        write_flat_record, an int's range test, a str's UTF-8, a str or bin store */
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_inline_field(unsigned char *, unsigned char *,
-        struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int, Py_ssize_t *) __attribute__((always_inline));
+        struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int, Py_ssize_t *, Py_ssize_t *)
+        __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_write_inline_field(
         struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int)
         __attribute__((always_inline));
@@ -610,11 +611,13 @@ cdef extern from *:
     static inline Py_ssize_t __pyx_f_9zebrapack_5_core_write_flat_record(unsigned char *, Py_ssize_t, Py_ssize_t,
         struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject *, int) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_time_field(unsigned char *,
-        struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int) __attribute__((always_inline));
+        struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int, Py_ssize_t *) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_data_room(unsigned char *, unsigned char *,
         struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t, int, Py_ssize_t *) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_field_key(unsigned char *,
         struct __pyx_t_9zebrapack_5_core_FieldC *) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_counted_key(unsigned char *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t *) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_put_blob(struct __pyx_t_9zebrapack_5_core_Writer *, int,
                                                           void const *, Py_ssize_t) __attribute__((always_inline));
     #endif
@@ -973,14 +976,25 @@ cdef inline unsigned char *store_field_key(unsigned char *p, FieldC *fc) noexcep
     return zp_copy_words(p, <const unsigned char *>fc.wkey, fc.wkey_len)
 
 
+cdef inline unsigned char *store_counted_key(unsigned char *p, FieldC *fc, Py_ssize_t *count) noexcept:
+    """store_field_key for store_inline_field's fields, each one more entry in count (NULL:
+    not counted): the map header's count without a test per field of whether it was
+    stored."""
+    if count != NULL:
+        count[0] += 1
+    return store_field_key(p, fc)
+
+
 cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
-                                              PyObject *slot, bint omit, bint checked, Py_ssize_t *room) noexcept:
+                                              PyObject *slot, bint omit, bint checked, Py_ssize_t *room,
+                                              Py_ssize_t *count) noexcept:
     """A field whose value is an exact built-in of its type (inline_kind, the field's
     FieldC.inline_kind): its key and value stored at p; returns the position after
     them, or p itself when the value is the zero and omit asks it left out (the same
     zeros as is_plain_zero and write_time: 0, +0.0 but not -0.0 or NaN, "", b"", False,
-    Go's zero instant). No Python code runs and nothing can fail. NULL, nothing stored,
-    for anything else (write_value decides), or when it does not fit:
+    Go's zero instant); count, when not NULL, gets one more for a field stored. No Python
+    code runs and nothing can fail. NULL, nothing stored, for anything else (write_value
+    decides), or when it does not fit:
 
     ``checked``: the field is stored when its room (FieldC.inline_room, and a str's or
     []byte's data) fits below limit; else NO_ROOM (inline_field_room says how much it
@@ -1005,7 +1019,7 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
             return p
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         return p + zp_store_int(p, inline_kind == INLINE_SIGNED, bits)
     if inline_kind == INLINE_F64:
         if tp != &PyFloat_Type:
@@ -1015,7 +1029,7 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
             return p
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         return p + zp_store_f64(p, d)
     if inline_kind == INLINE_STR:
         if tp != &PyUnicode_Type:
@@ -1027,7 +1041,7 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
             return p
         if not data_room(p, limit, fc, n, checked, room):
             return NO_ROOM if checked else NULL
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         return p + zp_store_str(p, text, n)
     if inline_kind == INLINE_BOOL:
         if <object>slot is True:
@@ -1040,17 +1054,18 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
             return NULL
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         p[0] = byte
         return p + 1
     if inline_kind == INLINE_TIME:
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        return store_time_field(p, fc, slot, omit)
-    return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, room)
+        return store_time_field(p, fc, slot, omit, count)
+    return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, room, count)
 
 
-cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObject *slot, bint omit) noexcept:
+cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObject *slot, bint omit,
+                                            Py_ssize_t *count) noexcept:
     """store_inline_field's time (its room made): a datetime in UTC (zp_utc_datetime_unix)."""
     cdef int64_t seconds
     cdef uint32_t nanos
@@ -1058,7 +1073,7 @@ cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObje
         return NULL
     if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
         return p
-    p = store_field_key(p, fc)
+    p = store_counted_key(p, fc, count)
     return p + zp_store_time(p, seconds, nanos)
 
 
@@ -1074,14 +1089,15 @@ cdef inline bint data_room(unsigned char *p, unsigned char *limit, FieldC *fc, P
 
 
 cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
-                                            PyObject *slot, bint omit, bint checked, Py_ssize_t *room) noexcept:
+                                            PyObject *slot, bint omit, bint checked, Py_ssize_t *room,
+                                            Py_ssize_t *count) noexcept:
     """store_inline_field's other kinds: bytes, a float32, and a non-nil pointer (its nil
     is the field's zero, left out before), whose value is written whatever it is."""
     cdef Py_ssize_t n
     if inline_kind > INLINE_POINTER:
         if checked:
-            return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, True, room)
-        return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, False, room)
+            return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, True, room, count)
+        return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, False, room, count)
     if inline_kind == INLINE_BYTES:
         if Py_TYPE(<object>slot) != &PyBytes_Type:
             return NULL
@@ -1092,7 +1108,7 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
             return NULL
         if not data_room(p, limit, fc, n, checked, room):
             return NO_ROOM if checked else NULL
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         return p + zp_store_blob(p, ZP_BIN, PyBytes_AS_STRING(<object>slot), n)
     if inline_kind == INLINE_F32:
         if Py_TYPE(<object>slot) != &PyFloat_Type:
@@ -1101,7 +1117,7 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
             return p
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        n = zp_store_f32(store_field_key(p, fc), PyFloat_AS_DOUBLE(<object>slot))
+        n = zp_store_f32(store_counted_key(p, fc, count), PyFloat_AS_DOUBLE(<object>slot))
         if n == 0:                          # out of float32's range: write_float raises
             return NULL
         return p + fc.wkey_len + n
@@ -1143,7 +1159,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
         # to store_inline_rare_field, which would take them the same way
         kind -= INLINE_POINTER
         omit = False
-    end = store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL)
+    end = store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL)
     if end == NO_ROOM:                      # (a time's room is tested before its value)
         return write_inline_field_grown(w, fc, kind, slot, omit)
     return inline_field_written(w, p, end)
@@ -1154,7 +1170,7 @@ cdef int write_inline_field_grown(Writer *w, FieldC *fc, int kind, PyObject *slo
     trail_field(&w.trail, fc.plan)
     writer_grow(w, inline_field_room(fc, slot))
     cdef unsigned char *p = w.data + w.pos
-    return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL))
+    return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL))
 
 
 cdef inline Py_ssize_t skip_zero_slots(FieldC *fields, Py_ssize_t j, Py_ssize_t n, object obj) noexcept:
@@ -1314,11 +1330,10 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
         if slot != fc.zero:
             if slot == NULL:
                 return -1
-            q = store_inline_field(p, limit, fc, fc.inline_kind, slot, True, checked, &room)
-            if q == NULL or q == NO_ROOM:   # not a value it takes, or no room
-                return -1
-            count += q != p                 # p itself: a zero left out
-            p = q
+            q = store_inline_field(p, limit, fc, fc.inline_kind, slot, True, checked, &room, &count)
+            if q == NULL or (checked and q == NO_ROOM):     # not a value it takes, or no room
+                return -1                   # (not checked, there is no NO_ROOM: no test for it)
+            p = q                           # (p itself: a zero left out)
         fc += 1
     return zp_close_map(data, pos, header_size, p - data, count)
 
