@@ -447,8 +447,10 @@ cdef object _encode_parsing = Codec.__dict__["encode"]
 cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames):
     cdef unsigned char small[SMALL_RECORD]
     cdef PyObject *plan
+    cdef PyObject *obj
     cdef Py_ssize_t size
     if kwnames == NULL and nargs == 1:
+        obj = args[0]                       # a plain pointer: <object>args[0] would take a reference
         # A small record of the last plan's class, a flat plan: written on the C stack
         # by write_flat_record and copied once into its bytes, with no other set-up (no
         # Writer: nothing in it can fail, so no trail, mode or class table; and no size
@@ -457,12 +459,12 @@ cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyO
         plan = (<Codec>self)._last_plan
         # (<StructPlan>plan): read in place, no reference taken (the codec holds the plan)
         # (the flat flag first: a record that is not flat pays one test)
-        if plan != NULL and (<StructPlan>plan).flat and Py_TYPE(<object>args[0]) == (<StructPlan>plan).tp \
+        if plan != NULL and (<StructPlan>plan).flat and Py_TYPE(<object>obj) == (<StructPlan>plan).tp \
                 and struct_size_hint(<StructPlan>plan) + SIZE_SLACK <= SMALL_RECORD:
-            size = write_flat_record(small, 0, SMALL_RECORD, <StructPlan>plan, <object>args[0], True)
+            size = write_flat_record(small, 0, SMALL_RECORD, <StructPlan>plan, <object>obj, True)
             if size >= 0:
                 return PyBytes_FromStringAndSize(<const char *>small, size)
-        return (<Codec>self)._encode(args[0], True, False, False)
+        return (<Codec>self)._encode(obj, True, False, False)
     return PyObject_Vectorcall(_encode_parsing.__get__(self, Codec), args, nargs, kwnames)
 
 

@@ -592,7 +592,8 @@ cdef extern from *:
     /* and the pieces of every fast path: the field writer of write_struct and
        write_flat_record, an int's range test, a str's UTF-8, a str or bin store */
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_inline_field(unsigned char *, unsigned char *,
-        struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int, Py_ssize_t *) __attribute__((always_inline));
+        struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int, Py_ssize_t *, Py_ssize_t *)
+        __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_write_inline_field(
         struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int)
         __attribute__((always_inline));
@@ -610,11 +611,13 @@ cdef extern from *:
     static inline Py_ssize_t __pyx_f_9zebrapack_5_core_write_flat_record(unsigned char *, Py_ssize_t, Py_ssize_t,
         struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject *, int) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_time_field(unsigned char *,
-        struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int) __attribute__((always_inline));
+        struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int, Py_ssize_t *) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_data_room(unsigned char *, unsigned char *,
         struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t, int, Py_ssize_t *) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_field_key(unsigned char *,
         struct __pyx_t_9zebrapack_5_core_FieldC *) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_counted_key(unsigned char *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t *) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_put_blob(struct __pyx_t_9zebrapack_5_core_Writer *, int,
                                                           void const *, Py_ssize_t) __attribute__((always_inline));
     #endif
@@ -973,14 +976,25 @@ cdef inline unsigned char *store_field_key(unsigned char *p, FieldC *fc) noexcep
     return zp_copy_words(p, <const unsigned char *>fc.wkey, fc.wkey_len)
 
 
+cdef inline unsigned char *store_counted_key(unsigned char *p, FieldC *fc, Py_ssize_t *count) noexcept:
+    """store_field_key for store_inline_field's fields, each one more entry in count (NULL:
+    not counted): the map header's count without a test per field of whether it was
+    stored."""
+    if count != NULL:
+        count[0] += 1
+    return store_field_key(p, fc)
+
+
 cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
-                                              PyObject *slot, bint omit, bint checked, Py_ssize_t *room) noexcept:
+                                              PyObject *slot, bint omit, bint checked, Py_ssize_t *room,
+                                              Py_ssize_t *count) noexcept:
     """A field whose value is an exact built-in of its type (inline_kind, the field's
     FieldC.inline_kind): its key and value stored at p; returns the position after
     them, or p itself when the value is the zero and omit asks it left out (the same
     zeros as is_plain_zero and write_time: 0, +0.0 but not -0.0 or NaN, "", b"", False,
-    Go's zero instant). No Python code runs and nothing can fail. NULL, nothing stored,
-    for anything else (write_value decides), or when it does not fit:
+    Go's zero instant); count, when not NULL, gets one more for a field stored. No Python
+    code runs and nothing can fail. NULL, nothing stored, for anything else (write_value
+    decides), or when it does not fit:
 
     ``checked``: the field is stored when its room (FieldC.inline_room, and a str's or
     []byte's data) fits below limit; else NO_ROOM (inline_field_room says how much it
@@ -1005,7 +1019,7 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
             return p
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         return p + zp_store_int(p, inline_kind == INLINE_SIGNED, bits)
     if inline_kind == INLINE_F64:
         if tp != &PyFloat_Type:
@@ -1015,7 +1029,7 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
             return p
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         return p + zp_store_f64(p, d)
     if inline_kind == INLINE_STR:
         if tp != &PyUnicode_Type:
@@ -1027,7 +1041,7 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
             return p
         if not data_room(p, limit, fc, n, checked, room):
             return NO_ROOM if checked else NULL
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         return p + zp_store_str(p, text, n)
     if inline_kind == INLINE_BOOL:
         if <object>slot is True:
@@ -1040,17 +1054,18 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
             return NULL
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         p[0] = byte
         return p + 1
     if inline_kind == INLINE_TIME:
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        return store_time_field(p, fc, slot, omit)
-    return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, room)
+        return store_time_field(p, fc, slot, omit, count)
+    return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, room, count)
 
 
-cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObject *slot, bint omit) noexcept:
+cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObject *slot, bint omit,
+                                            Py_ssize_t *count) noexcept:
     """store_inline_field's time (its room made): a datetime in UTC (zp_utc_datetime_unix)."""
     cdef int64_t seconds
     cdef uint32_t nanos
@@ -1058,7 +1073,7 @@ cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObje
         return NULL
     if omit and seconds == ZP_GO_ZERO_SECONDS and nanos == 0:
         return p
-    p = store_field_key(p, fc)
+    p = store_counted_key(p, fc, count)
     return p + zp_store_time(p, seconds, nanos)
 
 
@@ -1074,14 +1089,15 @@ cdef inline bint data_room(unsigned char *p, unsigned char *limit, FieldC *fc, P
 
 
 cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
-                                            PyObject *slot, bint omit, bint checked, Py_ssize_t *room) noexcept:
+                                            PyObject *slot, bint omit, bint checked, Py_ssize_t *room,
+                                            Py_ssize_t *count) noexcept:
     """store_inline_field's other kinds: bytes, a float32, and a non-nil pointer (its nil
     is the field's zero, left out before), whose value is written whatever it is."""
     cdef Py_ssize_t n
     if inline_kind > INLINE_POINTER:
         if checked:
-            return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, True, room)
-        return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, False, room)
+            return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, True, room, count)
+        return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, False, room, count)
     if inline_kind == INLINE_BYTES:
         if Py_TYPE(<object>slot) != &PyBytes_Type:
             return NULL
@@ -1092,7 +1108,7 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
             return NULL
         if not data_room(p, limit, fc, n, checked, room):
             return NO_ROOM if checked else NULL
-        p = store_field_key(p, fc)
+        p = store_counted_key(p, fc, count)
         return p + zp_store_blob(p, ZP_BIN, PyBytes_AS_STRING(<object>slot), n)
     if inline_kind == INLINE_F32:
         if Py_TYPE(<object>slot) != &PyFloat_Type:
@@ -1101,7 +1117,7 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
             return p
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
-        n = zp_store_f32(store_field_key(p, fc), PyFloat_AS_DOUBLE(<object>slot))
+        n = zp_store_f32(store_counted_key(p, fc, count), PyFloat_AS_DOUBLE(<object>slot))
         if n == 0:                          # out of float32's range: write_float raises
             return NULL
         return p + fc.wkey_len + n
@@ -1143,7 +1159,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
         # to store_inline_rare_field, which would take them the same way
         kind -= INLINE_POINTER
         omit = False
-    end = store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL)
+    end = store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL)
     if end == NO_ROOM:                      # (a time's room is tested before its value)
         return write_inline_field_grown(w, fc, kind, slot, omit)
     return inline_field_written(w, p, end)
@@ -1154,7 +1170,7 @@ cdef int write_inline_field_grown(Writer *w, FieldC *fc, int kind, PyObject *slo
     trail_field(&w.trail, fc.plan)
     writer_grow(w, inline_field_room(fc, slot))
     cdef unsigned char *p = w.data + w.pos
-    return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL))
+    return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL))
 
 
 cdef inline Py_ssize_t skip_zero_slots(FieldC *fields, Py_ssize_t j, Py_ssize_t n, object obj) noexcept:
@@ -1314,11 +1330,10 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
         if slot != fc.zero:
             if slot == NULL:
                 return -1
-            q = store_inline_field(p, limit, fc, fc.inline_kind, slot, True, checked, &room)
-            if q == NULL or q == NO_ROOM:   # not a value it takes, or no room
-                return -1
-            count += q != p                 # p itself: a zero left out
-            p = q
+            q = store_inline_field(p, limit, fc, fc.inline_kind, slot, True, checked, &room, &count)
+            if q == NULL or (checked and q == NO_ROOM):     # not a value it takes, or no room
+                return -1                   # (not checked, there is no NO_ROOM: no test for it)
+            p = q                           # (p itself: a zero left out)
         fc += 1
     return zp_close_map(data, pos, header_size, p - data, count)
 
@@ -1522,106 +1537,149 @@ cdef int write_value(Writer *w, TypePlan t, object value, bint omit) except -1:
 # -- interface{}: dynamic values ------------------------------------------------
 
 cdef int write_any(Writer *w, object value) except -1:
-    """interface{}: the msgpack type follows the Python type. Lists and dicts are
-    written here, recursing into write_any directly, to keep nesting frames small;
-    their atoms (write_any_atom) are written by runs out of this frame, which each
-    nesting level repeats."""
+    """interface{}: the msgpack type follows the Python type. An exact dict or list goes
+    to write_any_map / write_any_list, which write the containers inside it themselves
+    (their nesting costs a C frame a level, not write_any's); an exact built-in scalar to
+    write_any_atom; anything else is tested here."""
     cdef int64_t seconds
     cdef uint32_t nanos
-    cdef Py_ssize_t n, i, written = 0, position = 0
-    cdef PyObject *key_ref
-    cdef PyObject *value_ref
+    cdef Py_ssize_t n, i
     cdef Py_ssize_t length
     cdef const char *text
-    cdef int state
     # The exact types of JSON-like documents first: each failing subtype or
     # isinstance test of the chain below walks the MRO.
     cdef PyTypeObject *tp = Py_TYPE(value)
+    if tp == &PyDict_Type:
+        return write_any_map(w, value)
     if tp == &PyList_Type:
-        # The atoms need no trail entry (nothing can fail there but memory, and no
-        # Python code runs, so the list cannot change): written by runs; the rest by
-        # write_any, its index in the trail.
-        n = PyList_GET_SIZE(value)
+        return write_any_list(w, value)
+    if _write_any_atom(w, <PyObject *>value):
+        return 1
+    if PyLong_Check(value) or PyFloat_Check(value):     # subclasses (GoUint64, GoFloat32), large ints
+        return put_go_number(w, value) + 1
+    if PyUnicode_Check(value):                          # a subclass, or a str with a surrogate (raised here)
+        text = PyUnicode_AsUTF8AndSize(value, &length)
+        return put_str(w, text, length) + 1
+    if PyBytes_Check(value) or PyByteArray_Check(value) or isinstance(value, memoryview):
+        return write_bin(w, _BYTES_PLAN, value, False)
+    if PyDateTime_Check(value):
+        datetime_to_unix(w, value, &seconds, &nanos)
+        return put_time(w, seconds, nanos) + 1
+    if PyComplex_Check(value):
+        if Py_TYPE(value) == <PyTypeObject *>_GoComplex64:
+            return write_complex(w, _COMPLEX64_PLAN, value, False)
+        return write_complex(w, _COMPLEX128_PLAN, value, False)
+    if type(value) is _GoTime:
+        return put_time(w, value.seconds, value.nanoseconds) + 1
+    if isinstance(value, _ExtTypes):
+        # an ext 3 or 4 that Go reads is a complex64 / complex128: their fixext header
+        return put_ext_value(w, value, w.fixext or check_any_ext(w, value)) + 1
+    if PyList_Check(value) or PyTuple_Check(value):
+        n = len(value)
         put_array_header(w, n)
         writer_enter(w)
-        i = 0
-        while i < n:
-            if PyList_GET_SIZE(value) != n:
-                trail_index(&w.trail, i)
-                writer_fail(w, "list changed size while it was encoded")
-            tp = Py_TYPE(<object>PyList_GET_ITEM(value, i))
-            if tp != &PyList_Type and tp != &PyDict_Type:   # a container is no atom: no run for it
-                i = _write_any_atoms(w, value, i, n)
-                if i == n:
-                    break
+        for i in range(n):
             trail_index(&w.trail, i)
-            item = <object>PyList_GET_ITEM(value, i)
-            write_any(w, item)
-            i += 1
+            if PyList_Check(value) and PyList_GET_SIZE(value) != n:
+                writer_fail(w, "list changed size while it was encoded")
+            write_any(w, value[i])
         trail_leave(&w.trail)
         return 1
-    if tp != &PyDict_Type:
-        if _write_any_atom(w, <PyObject *>value):
-            return 1
-        if PyLong_Check(value) or PyFloat_Check(value):     # subclasses (GoUint64, GoFloat32), large ints
-            return put_go_number(w, value) + 1
-        if PyUnicode_Check(value):                          # a subclass, or a str with a surrogate (raised here)
-            text = PyUnicode_AsUTF8AndSize(value, &length)
-            return put_str(w, text, length) + 1
-        if PyBytes_Check(value) or PyByteArray_Check(value) or isinstance(value, memoryview):
-            return write_bin(w, _BYTES_PLAN, value, False)
-        if PyDateTime_Check(value):
-            datetime_to_unix(w, value, &seconds, &nanos)
-            return put_time(w, seconds, nanos) + 1
-        if PyComplex_Check(value):
-            if Py_TYPE(value) == <PyTypeObject *>_GoComplex64:
-                return write_complex(w, _COMPLEX64_PLAN, value, False)
-            return write_complex(w, _COMPLEX128_PLAN, value, False)
-        if type(value) is _GoTime:
-            return put_time(w, value.seconds, value.nanoseconds) + 1
-        if isinstance(value, _ExtTypes):
-            # an ext 3 or 4 that Go reads is a complex64 / complex128: their fixext header
-            return put_ext_value(w, value, w.fixext or check_any_ext(w, value)) + 1
-        if PyList_Check(value) or PyTuple_Check(value):
-            n = len(value)
-            put_array_header(w, n)
-            writer_enter(w)
-            for i in range(n):
-                trail_index(&w.trail, i)
-                if PyList_Check(value) and PyList_GET_SIZE(value) != n:
-                    writer_fail(w, "list changed size while it was encoded")
-                write_any(w, value[i])
-            trail_leave(&w.trail)
-            return 1
     if PyDict_Check(value):
-        n = PyDict_GET_SIZE(value)
-        put_map_header(w, n)
-        writer_enter(w)
-        trail_key_reading(&w.trail)
-        while True:
-            # An exact str key and an atomic value need no trail entry (nothing can
-            # fail there but memory): written by runs; the rest as before.
-            state = _write_any_entries(w, value, &position, &written, &key_ref, &value_ref)
-            if state == ENTRIES_DONE:
-                break
-            key = <object>key_ref
-            item = <object>value_ref
-            trail_key(&w.trail, key)
-            if state == ENTRY_PENDING:
-                if not (PyUnicode_Check(key) or PyBytes_Check(key)):
-                    writer_fail(w, f"a map inside interface{{}} is a map[string]interface{{}} to Go: its keys "
-                                   f"must be str (or bytes), not {type(key).__name__} {_short_repr(key)}")
-                write_any(w, key)
-            write_any(w, item)
-            trail_key_reading(&w.trail)
-        trail_map_done(&w.trail)
-        if written != n or PyDict_GET_SIZE(value) != n:
-            writer_fail(w, "dict changed size while it was encoded")
-        return 1
+        return write_any_map(w, value)
     plan = plan_of_instance(<dict>w.by_class, value)
     if plan is not None:
         return write_struct(w, <StructPlan>plan, value, not w.msgp, False)
     return writer_fail(w, f"{type(value).__name__} {_short_repr(value)} cannot be written as interface{{}}")
+
+
+cdef inline int write_any_item(Writer *w, PyObject *item) except -1:
+    """A value inside an interface{} map or list that is not an atom (any_atom), its step
+    in the trail: an exact dict or list by write_any_map or write_any_list straight away,
+    anything else by write_any. Held by a strong reference while it is written: Python
+    code may run then (a struct's attributes, a tzinfo) and drop it from its container."""
+    held = <object>item
+    cdef PyTypeObject *tp = Py_TYPE(held)
+    if tp == &PyDict_Type:
+        return write_any_map(w, held)
+    if tp == &PyList_Type:
+        return write_any_list(w, held)
+    return write_any(w, held)
+
+
+cdef int write_any_list(Writer *w, list items) except -1:
+    """An exact list inside interface{}: its atoms (any_atom) need no trail step (nothing
+    can fail there but memory, and no Python code runs, so the list cannot change); any
+    other item gets its index in the trail (write_any_item), and after it the list is
+    checked for its size."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(items)
+    cdef Py_ssize_t i
+    cdef PyObject *item
+    put_array_header(w, n)
+    writer_enter(w)
+    for i in range(n):
+        item = PyList_GET_ITEM(items, i)
+        if any_atom(w, item):
+            continue
+        trail_index(&w.trail, i)
+        write_any_item(w, item)
+        if i + 1 < n and PyList_GET_SIZE(items) != n:
+            trail_index(&w.trail, i + 1)
+            writer_fail(w, "list changed size while it was encoded")
+    trail_leave(&w.trail)
+    return 1
+
+
+cdef int write_any_map(Writer *w, object d) except -1:
+    """A dict inside interface{} (PyDict_Next: a subclass's own entries too). An entry of
+    an exact str key (that has UTF-8) and an atomic value (any_atom) needs no key in the
+    trail (nothing can fail there but memory); any other value is written with its key in
+    the trail (write_any_item), and any other key by write_any_odd_entry."""
+    cdef Py_ssize_t n = PyDict_GET_SIZE(d)
+    cdef Py_ssize_t position = 0, seen = 0, length
+    cdef PyObject *key
+    cdef PyObject *item
+    cdef const char *text
+    put_map_header(w, n)
+    writer_enter(w)
+    trail_key_reading(&w.trail)
+    while PyDict_Next(d, &position, &key, &item):
+        seen += 1
+        text = NULL
+        if Py_TYPE(<object>key) == &PyUnicode_Type:
+            text = exact_str_utf8(<object>key, &length)
+        if text == NULL or length > ZP_MAX_LENGTH32:    # write_any_odd_entry writes or raises
+            _write_any_odd_entry(w, key, item)
+            trail_key_reading(&w.trail)
+            continue
+        put_str(w, text, length)
+        if Py_TYPE(<object>item) != &PyDict_Type and Py_TYPE(<object>item) != &PyList_Type and any_atom(w, item):
+            continue                        # (a map's value is often a container: tested first, no atom tests)
+        trail_key(&w.trail, <object>key)
+        write_any_item(w, item)
+        trail_key_reading(&w.trail)
+    trail_leave(&w.trail)                   # (no key held: trail_key_reading released each)
+    if seen != n or PyDict_GET_SIZE(d) != n:
+        writer_fail(w, "dict changed size while it was encoded")
+    return 1
+
+
+cdef int write_any_odd_entry(Writer *w, PyObject *key, PyObject *item) except -1:
+    """write_any_map's entry whose key is not an exact str that has UTF-8: the key in the
+    trail, then refused, or written by write_any (a str subclass, bytes; a surrogate
+    raises there), then the value."""
+    held_key = <object>key
+    held_item = <object>item
+    trail_key(&w.trail, held_key)
+    if not (PyUnicode_Check(held_key) or PyBytes_Check(held_key)):
+        writer_fail(w, f"a map inside interface{{}} is a map[string]interface{{}} to Go: its keys "
+                       f"must be str (or bytes), not {type(held_key).__name__} {_short_repr(held_key)}")
+    write_any(w, held_key)
+    return write_any(w, held_item)
+
+# Called through a pointer: out of write_any_map's frame, which each level repeats.
+cdef int (*_write_any_odd_entry)(Writer *, PyObject *, PyObject *) except -1
+_write_any_odd_entry = write_any_odd_entry
 
 
 cdef extern from *:
@@ -1637,7 +1695,8 @@ cdef extern from *:
 cdef inline int any_atom(Writer *w, PyObject *item) except -1:
     """An interface{} value of exactly a built-in scalar type, written as write_any writes
     it: a str (that has UTF-8), a float, an int of int64 or uint64, a bool, None, bytes,
-    a datetime in UTC. 1 when written; 0 for anything else (write_any decides)."""
+    a datetime in UTC. 1 when written; 0 for anything else (write_any_item or write_any
+    decides)."""
     cdef PyTypeObject *tp = Py_TYPE(<object>item)
     cdef int64_t sv
     cdef uint64_t uv
@@ -1689,53 +1748,6 @@ cdef int write_any_atom(Writer *w, PyObject *item) except -1:
 
 cdef int (*_write_any_atom)(Writer *, PyObject *) except -1
 _write_any_atom = write_any_atom
-
-
-cdef Py_ssize_t write_any_atoms(Writer *w, list items, Py_ssize_t i, Py_ssize_t n) except -1:
-    """items[i:n] of an interface{} list written while each is an atom (any_atom);
-    returns the index of the first that is not (n when all were)."""
-    while i < n and any_atom(w, PyList_GET_ITEM(items, i)):
-        i += 1
-    return i
-
-cdef Py_ssize_t (*_write_any_atoms)(Writer *, list, Py_ssize_t, Py_ssize_t) except -1
-_write_any_atoms = write_any_atoms
-
-
-cdef enum:
-    # write_any_entries: where it stopped
-    ENTRIES_DONE = 0        # every entry written
-    ENTRY_PENDING = 1       # at an entry it did not write
-    ENTRY_VALUE_PENDING = 2 # at an entry whose key it wrote, not its value
-
-
-cdef int write_any_entries(Writer *w, object d, Py_ssize_t *position, Py_ssize_t *written, PyObject **key,
-                           PyObject **value) except -1:
-    """The entries of an interface{} map from position on (PyDict_Next), written while
-    the key is an exact str (that has UTF-8) and the value an atom (any_atom). At the
-    first entry that is not, its key and value (borrowed) and ENTRY_PENDING, or
-    ENTRY_VALUE_PENDING when the key was written; ENTRIES_DONE at the end. written
-    counts the entries seen."""
-    cdef PyObject *k
-    cdef PyObject *v
-    cdef Py_ssize_t n
-    cdef const char *text
-    while PyDict_Next(d, position, &k, &v):
-        written[0] += 1
-        key[0] = k
-        value[0] = v
-        if Py_TYPE(<object>k) != &PyUnicode_Type:
-            return ENTRY_PENDING
-        text = exact_str_utf8(<object>k, &n)
-        if text == NULL or n > ZP_MAX_LENGTH32:     # write_any raises
-            return ENTRY_PENDING
-        put_str(w, text, n)
-        if Py_TYPE(<object>v) == &PyDict_Type or Py_TYPE(<object>v) == &PyList_Type or not any_atom(w, v):
-            return ENTRY_VALUE_PENDING      # containers first: no atom tests for them
-    return ENTRIES_DONE
-
-cdef int (*_write_any_entries)(Writer *, object, Py_ssize_t *, Py_ssize_t *, PyObject **, PyObject **) except -1
-_write_any_entries = write_any_entries
 
 
 cdef TypePlan _standalone_plan(int kind, str go):

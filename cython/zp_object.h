@@ -155,13 +155,29 @@ ZP_ALWAYS_INLINE int zp_long_u64(PyObject *o, uint64_t *out) {
     return zp_long_magnitude(o, &negative, out) && !negative;
 }
 
+/* PyUnicode_IS_COMPACT_ASCII in one test of the str's state word, where CPython's macro
+ * tests its two bits one at a time: the mask is built from the bitfield itself, so that
+ * it follows CPython's layout (the compiler folds it to a constant). */
+ZP_ALWAYS_INLINE int zp_is_compact_ascii(PyObject *o) {
+    PyASCIIObject bits;
+    uint32_t mask, state;
+    if (sizeof(bits.state) != sizeof(uint32_t))
+        return PyUnicode_IS_COMPACT_ASCII(o);
+    memset(&bits.state, 0, sizeof(bits.state));
+    bits.state.compact = 1;
+    bits.state.ascii = 1;
+    memcpy(&mask, &bits.state, sizeof(mask));
+    memcpy(&state, &((PyASCIIObject *)o)->state, sizeof(state));
+    return (state & mask) == mask;
+}
+
 /* The UTF-8 of an exact str that CPython already holds: a compact ASCII str's own
- * characters, or the UTF-8 a non-ASCII one caches once it has been asked for it
- * (PyUnicode_AsUTF8AndSize); NULL when it holds none yet. */
+ * characters (right after its PyASCIIObject), or the UTF-8 a non-ASCII one caches once
+ * it has been asked for it (PyUnicode_AsUTF8AndSize); NULL when it holds none yet. */
 ZP_ALWAYS_INLINE const char *zp_str_utf8_held(PyObject *o, Py_ssize_t *n) {
-    if (PyUnicode_IS_COMPACT_ASCII(o)) {
+    if (zp_is_compact_ascii(o)) {
         *n = PyUnicode_GET_LENGTH(o);
-        return (const char *)PyUnicode_DATA(o);
+        return (const char *)((PyASCIIObject *)o + 1);
     }
 #if PY_VERSION_HEX < 0x030E0000
     if (PyUnicode_IS_COMPACT(o) && ((PyCompactUnicodeObject *)o)->utf8 != NULL) {

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.hostile import Inner
 from support.vectors import VECTORS, vector_schema
 from test_limits_depth import in_thread
 
@@ -40,21 +41,6 @@ def test_a_value_that_contains_itself_is_an_encode_error(kind: str) -> None:
     with pytest.raises(EncodeError, match="does a value contain itself"):
         in_thread(lambda: ZP.encode(value))
     assert ZP.encode(ZP.decode(A_SEED)) == A_SEED
-
-
-class Inner:
-    """A user class for Inner whose attribute reads run arbitrary code."""
-
-    def __init__(self, X: int = 0, Y: str = "", on_read: Any = None) -> None:  # noqa: N803 - Go names
-        self._x = X
-        self.Y = Y
-        self.on_read = on_read
-
-    @property
-    def X(self) -> int:  # noqa: N802 - the Go name
-        if self.on_read is not None:
-            self.on_read()
-        return self._x
 
 
 SCHEMA = zebrapack.load(VECTORS / "schemas" / "zp.z", types={"Inner": Inner})
