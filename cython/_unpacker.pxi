@@ -312,11 +312,13 @@ cdef extern from "zp_wire.h":
 #: mostly ASCII, and a non-ASCII one costs no str allocated in vain); longer ones are
 #: checked and copied in one pass (str_from_utf8).
 cdef Py_ssize_t ASCII_DIRECT_MAX = 256
-#: Over this length a str whose first UTF8_PROBE bytes are Latin-1 text (no lead byte
-#: above 0xc3) goes to Python's decoder: its branchy loop takes less time on such text
-#: than the core's 8-byte steps (fewer instructions, more time: measured,
+#: Where the core has no 16-byte Latin-1 steps (they need SSSE3: zp_utf8_init), over
+#: this length a str whose first UTF8_PROBE bytes are Latin-1 text (no lead byte above
+#: 0xc3) goes to Python's decoder: its branchy loop takes less time on such text than
+#: the core's 8-byte steps (fewer instructions, more time: measured,
 #: docs/performance.md, "Strings"). Every other str is decoded by the core.
 cdef Py_ssize_t UTF8_DIRECT_MAX = 64
+cdef bint LATIN1_STEPS = zp_utf8_init()
 #: The bytes of a long str looked at first, to guess whether it is ASCII: a wrong guess
 #: costs time (a prefix copied in vain), never correctness.
 cdef enum:
@@ -337,35 +339,24 @@ cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
 cdef object str_from_utf8(const unsigned char *p, Py_ssize_t n):
     """A str from n bytes of UTF-8 (zp_read.h): a long one that starts as ASCII is tried
     as ASCII, checked and copied in one pass into a str of n characters; a long one that
-    starts as Latin-1 text goes to Python's decoder (UTF8_DIRECT_MAX); the rest is
-    measured (its code points and kind), then decoded and checked into a str of that
-    length and kind. Bytes that are not strict UTF-8 go to Python's decoder, which
-    refuses them saying where and why."""
+    starts as Latin-1 text goes to Python's decoder where the core has no 16-byte
+    Latin-1 steps (UTF8_DIRECT_MAX); the rest is measured (its code points and kind),
+    then decoded and checked into a str of that length and kind (zp_utf8_decode). Bytes
+    that are not strict UTF-8 go to Python's decoder, which refuses them saying where
+    and why."""
     cdef int64_t chars
     cdef uint32_t maxchar = 0x7f
-    cdef void *data
-    cdef int rc
     if n > ASCII_DIRECT_MAX and zp_is_ascii(p, STR_PROBE):
         value = PyUnicode_New(n, 127)
         if zp_copy_ascii(<unsigned char *>PyUnicode_DATA(value), p, n) == n:
             return value
-    if n > UTF8_DIRECT_MAX:
+    if n > UTF8_DIRECT_MAX and not LATIN1_STEPS:
         zp_utf8_measure(p, UTF8_PROBE, &maxchar)
         if maxchar <= 0xff:
             return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
     chars = zp_utf8_measure(p, n, &maxchar)
     value = PyUnicode_New(chars, maxchar)
-    data = PyUnicode_DATA(value)
-    if maxchar == 0xff:
-        rc = zp_utf8_decode_ucs1(p, n, <uint8_t *>data, chars)
-    elif maxchar == 0xffff:
-        rc = zp_utf8_decode_ucs2(p, n, <uint16_t *>data, chars)
-    elif maxchar == 0x10ffff:
-        rc = zp_utf8_decode_ucs4(p, n, <uint32_t *>data, chars)
-    else:
-        memcpy(data, p, n)
-        rc = 0
-    if rc < 0:
+    if zp_utf8_decode(p, n, PyUnicode_DATA(value), chars, maxchar) < 0:
         return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
     return value
 

@@ -461,10 +461,12 @@ static inline int zp_any_ext_ok(unsigned char b, int8_t code, int64_t n) {
 /* -- UTF-8 -------------------------------------------------------------------------- */
 /* A str is built from its UTF-8 in two passes: zp_utf8_measure counts its code points
  * and finds its largest byte (a loop the compiler vectorizes), which tells the compact
- * str kind that holds it exactly; then zp_utf8_decode_ucs1, _ucs2 or _ucs4 checks it
- * and writes its code points into a str allocated once at its final length and kind
- * (CPython's decoder grows, widens and shrinks its buffer instead). Long ASCII is
- * checked and copied in one pass (zp_copy_ascii). Strict as Python's decoder: no
+ * str kind that holds it exactly; then zp_utf8_decode (by kind: zp_utf8_decode_ucs1,
+ * _ucs2, _ucs4) checks it and writes its code points into a str allocated once at its
+ * final length and kind (CPython's decoder grows, widens and shrinks its buffer
+ * instead); text of one- and two-byte characters goes 16 bytes a step where the
+ * machine has SSSE3. Long ASCII is checked and copied in one pass (zp_copy_ascii).
+ * Strict as Python's decoder: no
  * overlong forms, no surrogates, nothing above U+10FFFF; what a decoder refuses goes to
  * Python's decoder, which says where and why in its own words. */
 
@@ -715,8 +717,8 @@ static inline int zp_utf8_char(const unsigned char *s, int64_t n, uint32_t *v) {
  * and returns 0 when the bytes are strict UTF-8 of exactly `chars` characters, none
  * above its kind's bound; else -1 (out then holds garbage). Its loop takes no branch
  * on validity: each step adds what it finds wrong to `err`, tested once at the end.
- * The loop reads up to 9 bytes from s + i and writes up to 8 code units from out, so
- * it stops where fewer are left of either; a step consumes at least as many bytes as
+ * The loop reads up to 9 bytes from s + i and writes up to 8 code units from out (17
+ * and 16 in the SSSE3 steps), so it stops where fewer are left of either; a step consumes at least as many bytes as
  * it moves out, so a bound on i keeps out inside too. The last bytes go one character
  * at a time (zp_utf8_char). */
 #define ZP_UTF8_TAIL(T, bound)                                                                  \
@@ -733,12 +735,12 @@ static inline int zp_utf8_char(const unsigned char *s, int64_t n, uint32_t *v) {
     }                                                                                           \
     return err == 0 && out == end ? 0 : -1;
 
-/* The fast loop, run to `stop` while 9 bytes are left to read and more than `room`
- * units of room, then again from there while that holds (a step that moved out by
- * less than it consumed left room for more). */
-#define ZP_UTF8_LOOP(room)                                                                      \
+/* The fast loop, run to `stop` while `reach` bytes are left to read and more than
+ * `room` units of room, then again from there while that holds (a step that moved out
+ * by less than it consumed left room for more). */
+#define ZP_UTF8_LOOP(reach, room)                                                               \
     for (;;) {                                                                                  \
-        stop = n - 8;                                                                           \
+        stop = n - (reach) + 1;                                                                 \
         if (i + (end - out) - (room) < stop)                                                    \
             stop = i + (end - out) - (room);                                                    \
         if (i >= stop)                                                                          \
@@ -804,19 +806,65 @@ static inline int zp_utf8_char(const unsigned char *s, int64_t n, uint32_t *v) {
         i += 3;                                                                                 \
     }
 
+/* Latin-1 text 16 bytes a step needs SSSE3's byte shuffle, which x86-64's baseline
+ * (SSE2) lacks: built for it beside the rest (gcc and clang) and run where the machine
+ * has it, asked once at import (zp_utf8_init). Elsewhere, long Latin-1 text goes to
+ * Python's decoder (str_from_utf8). */
+#if ZP_SSE2 && (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define ZP_SSSE3 1
+#include <tmmintrin.h>
+#else
+#define ZP_SSSE3 0
+#endif
+
+#if ZP_SSSE3
+static int zp_ssse3;
+/* For an 8-byte half whose continuations are the set bits of the index: the positions
+ * of its other bytes, in order (0x80, which the shuffle turns into a zero byte, after
+ * them), and how many those are. */
+static uint64_t zp_latin1_squeeze[256];
+static uint8_t zp_latin1_kept[256];
+#endif
+
+/* Whether long Latin-1 text is decoded by the core (the 16-byte steps run here); fills
+ * their tables. Called once, at import. */
+static inline int zp_utf8_init(void) {
+#if ZP_SSSE3
+    int mask, k, kept;
+    __builtin_cpu_init();
+    zp_ssse3 = __builtin_cpu_supports("ssse3") != 0;
+    for (mask = 0; mask < 256; mask++) {
+        uint64_t order = 0x8080808080808080ULL;
+        for (k = 0, kept = 0; k < 8; k++) {
+            if (mask & (1 << k))
+                continue;
+            order = (order & ~(0xffULL << (8 * kept))) | ((uint64_t)k << (8 * kept));
+            kept++;
+        }
+        zp_latin1_squeeze[mask] = order;
+        zp_latin1_kept[mask] = (uint8_t)kept;
+    }
+    return zp_ssse3;
+#else
+    return 0;
+#endif
+}
+
 /* Latin-1 (U+0000-U+00FF): 8 bytes a step, without a branch per character. In the
  * word w, leads (0b11xxxxxx) and continuations (0b10xxxxxx) are flagged in each byte's
  * high bit; every continuation must follow a lead (the previous step's last lead
  * carried in) and every lead be 0xc2 or 0xc3. A lead's code point is its low two bits
  * and its continuation's six (the next byte: the word at s + i + 1). Each byte's code
  * unit goes to out at the count of the bytes before it that are no continuation, in
- * order, so that a continuation's is overwritten by the next byte's. */
-static inline int zp_utf8_decode_ucs1(const unsigned char *s, int64_t n, uint8_t *out, int64_t chars) {
-    const uint8_t *end = out + chars;
-    int64_t i = 0, stop;
-    uint64_t err = 0, carry = 0, w, next, leads, conts, bad, value, keep;
+ * order, so that a continuation's is overwritten by the next byte's. From byte i on, a
+ * character's first (out then at end minus the characters left), with what was found
+ * wrong before in err. */
+ZP_ALWAYS_INLINE int zp_utf8_decode_ucs1_from(const unsigned char *s, int64_t n, int64_t i, uint8_t *out,
+                                           const uint8_t *end, uint64_t err) {
+    int64_t stop;
+    uint64_t carry = 0, w, next, leads, conts, bad, value, keep;
     int k;
-    ZP_UTF8_LOOP(15)
+    ZP_UTF8_LOOP(9, 15)
         w = zp_load_le64(s + i);
         if (!(w & ZP_HIGH_BITS)) {             /* ASCII: the run copied (8 bytes at least) */
             err |= carry;                       /* a lead's continuation missing */
@@ -870,14 +918,84 @@ static inline int zp_utf8_decode_ucs1(const unsigned char *s, int64_t n, uint8_t
     return err == 0 && out == end ? 0 : -1;
 }
 
+#if ZP_SSSE3
+/* A 16-byte step over characters of one and two bytes (U+0000-U+07FF) at x (the byte
+ * after x readable): leads (0xc0-0xff) flagged in *leads, every continuation
+ * (0x80-0xbf) checked to follow a lead, the last step's last lead carried in *carry
+ * (its flag as byte 0) and this step's carried out. Returns the continuations as a
+ * 16-bit mask, the bytes to drop; *order is the shuffle that squeezes each half's other
+ * bytes together (zp_latin1_squeeze). The step always moves on by 16 bytes (a lead as
+ * the 16th byte takes its continuation from the byte after x): no step waits for the
+ * one before to know where it starts. */
+__attribute__((target("ssse3")))
+static inline unsigned zp_utf8_pairs(__m128i x, __m128i *carry, __m128i *leads, __m128i *err, __m128i *order) {
+    __m128i conts = _mm_cmplt_epi8(x, _mm_set1_epi8(-64));
+    unsigned drop = (unsigned)_mm_movemask_epi8(conts);
+    *leads = _mm_andnot_si128(conts, _mm_cmplt_epi8(x, _mm_setzero_si128()));
+    *err = _mm_or_si128(*err, _mm_xor_si128(conts, _mm_or_si128(_mm_slli_si128(*leads, 1), *carry)));
+    *carry = _mm_srli_si128(*leads, 15);
+    *order = _mm_add_epi8(_mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)&zp_latin1_squeeze[drop & 0xff]),
+                                             _mm_loadl_epi64((const __m128i *)&zp_latin1_squeeze[drop >> 8])),
+                          _mm_set_epi32(0x08080808, 0x08080808, 0, 0));
+    return drop;
+}
+
+/* The low 8 bits of the code points of the pairs' characters at x (y: the bytes one
+ * further): a lead's byte takes its low two bits and the next byte's six. */
+__attribute__((target("ssse3")))
+static inline __m128i zp_utf8_pairs_low(__m128i x, __m128i y, __m128i leads) {
+    __m128i low = _mm_or_si128(_mm_and_si128(_mm_slli_epi16(x, 6), _mm_set1_epi8((char)0xc0)),
+                               _mm_and_si128(y, _mm_set1_epi8(0x3f)));
+    return _mm_or_si128(_mm_andnot_si128(leads, x), _mm_and_si128(leads, low));
+}
+
+/* Latin-1 (U+0000-U+00FF), 16 bytes a step (zp_utf8_pairs; every lead 0xc2 or 0xc3)
+ * while 17 bytes are left to read and 16 units of room in out (ZP_UTF8_LOOP), each
+ * half's bytes stored squeezed one after the other; then on as zp_utf8_decode_ucs1_from,
+ * from the last lead if the last step ended with one (its character written again). */
+__attribute__((target("ssse3")))
+static int zp_utf8_decode_ucs1_ssse3(const unsigned char *s, int64_t n, uint8_t *out, int64_t chars) {
+    const __m128i fe = _mm_set1_epi8((char)0xfe), c2 = _mm_set1_epi8((char)0xc2);
+    const uint8_t *end = out + chars;
+    __m128i x, y, leads, err = _mm_setzero_si128(), carry = err, order;
+    int64_t i = 0, stop, back;
+    unsigned drop, kept;
+    ZP_UTF8_LOOP(17, 15)
+        x = _mm_loadu_si128((const __m128i *)(s + i));
+        if (_mm_movemask_epi8(x) == 0) {        /* ASCII */
+            err = _mm_or_si128(err, carry);     /* a lead's continuation missing */
+            carry = _mm_setzero_si128();
+            _mm_storeu_si128((__m128i *)out, x);
+            out += 16;
+            i += 16;
+            continue;
+        }
+        y = _mm_loadu_si128((const __m128i *)(s + i + 1));
+        drop = zp_utf8_pairs(x, &carry, &leads, &err, &order);
+        err = _mm_or_si128(err, _mm_andnot_si128(_mm_cmpeq_epi8(_mm_and_si128(x, fe), c2), leads));
+        x = _mm_shuffle_epi8(zp_utf8_pairs_low(x, y, leads), order);
+        kept = zp_latin1_kept[drop & 0xff];
+        _mm_storeu_si128((__m128i *)out, x);
+        _mm_storel_epi64((__m128i *)(out + kept), _mm_srli_si128(x, 8));
+        out += kept + zp_latin1_kept[drop >> 8];
+        i += 16;
+    }
+    ZP_UTF8_LOOP_END
+    back = _mm_movemask_epi8(carry) & 1;
+    return zp_utf8_decode_ucs1_from(s, n, i - back, out - back, end, (uint64_t)_mm_movemask_epi8(err));
+}
+#endif
+
 /* U+0000-U+FFFF: one character a step, or two three-byte ones (CJK), or four two-byte
- * ones, or eight ASCII ones; three-byte ones tested first. */
-static inline int zp_utf8_decode_ucs2(const unsigned char *s, int64_t n, uint16_t *out, int64_t chars) {
-    const uint16_t *end = out + chars;
-    int64_t i = 0, stop;
-    uint32_t err = 0, c;
+ * ones, or eight ASCII ones; three-byte ones tested first. From byte i on, a
+ * character's first (out then at end minus the characters left), with what was found
+ * wrong before in err. */
+ZP_ALWAYS_INLINE int zp_utf8_decode_ucs2_from(const unsigned char *s, int64_t n, int64_t i, uint16_t *out,
+                                           const uint16_t *end, uint32_t err) {
+    int64_t stop;
+    uint32_t c;
     uint64_t word;
-    ZP_UTF8_LOOP(8)
+    ZP_UTF8_LOOP(9, 8)
         word = zp_load_le64(s + i);
         c = (uint32_t)word & 0xff;
         if (c >= 0xe0) {
@@ -892,6 +1010,53 @@ static inline int zp_utf8_decode_ucs2(const unsigned char *s, int64_t n, uint16_
     ZP_UTF8_TAIL(uint16_t, 0xffff)
 }
 
+#if ZP_SSSE3
+/* U+0000-U+FFFF, 16 bytes a step while 17 bytes are left to read and 16 units of room
+ * in out (ZP_UTF8_LOOP): ASCII widened, or characters of one and two bytes
+ * (zp_utf8_pairs; no lead 0xc0 or 0xc1: Latin-1, Greek, Cyrillic and the like), each
+ * code point's low 8 bits and high 3 squeezed alike and interleaved. From the first
+ * step that holds a lead of three or four bytes on (CJK), and for the last bytes, on as
+ * zp_utf8_decode_ucs2_from (from the last lead if the last step ended with one). */
+__attribute__((target("ssse3")))
+static int zp_utf8_decode_ucs2_ssse3(const unsigned char *s, int64_t n, uint16_t *out, int64_t chars) {
+    const __m128i fe = _mm_set1_epi8((char)0xfe), c0 = _mm_set1_epi8((char)0xc0), e0 = _mm_set1_epi8((char)0xe0);
+    const __m128i zero = _mm_setzero_si128();
+    const uint16_t *end = out + chars;
+    __m128i x, y, leads, err = zero, carry = zero, order, low, high;
+    int64_t i = 0, stop, back;
+    unsigned drop;
+    ZP_UTF8_LOOP(17, 15)
+        x = _mm_loadu_si128((const __m128i *)(s + i));
+        if (_mm_movemask_epi8(x) == 0) {        /* ASCII */
+            err = _mm_or_si128(err, carry);     /* a lead's continuation missing */
+            carry = zero;
+            _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi8(x, zero));
+            _mm_storeu_si128((__m128i *)(out + 8), _mm_unpackhi_epi8(x, zero));
+            out += 16;
+            i += 16;
+            continue;
+        }
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, e0), e0)) != 0)
+            break;
+        y = _mm_loadu_si128((const __m128i *)(s + i + 1));
+        drop = zp_utf8_pairs(x, &carry, &leads, &err, &order);
+        err = _mm_or_si128(err, _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(x, fe), c0), leads));
+        low = _mm_shuffle_epi8(zp_utf8_pairs_low(x, y, leads), order);
+        high = _mm_shuffle_epi8(_mm_and_si128(_mm_and_si128(_mm_srli_epi16(x, 2), _mm_set1_epi8(7)), leads), order);
+        _mm_storeu_si128((__m128i *)out, _mm_unpacklo_epi8(low, high));
+        out += zp_latin1_kept[drop & 0xff];     /* the second half after the first's kept units */
+        _mm_storeu_si128((__m128i *)out, _mm_unpackhi_epi8(low, high));
+        out += zp_latin1_kept[drop >> 8];
+        i += 16;
+    }
+    if (i < stop)                               /* left at a lead of three or four bytes */
+        break;
+    ZP_UTF8_LOOP_END
+    back = _mm_movemask_epi8(carry) & 1;
+    return zp_utf8_decode_ucs2_from(s, n, i - back, out - back, end, (uint32_t)_mm_movemask_epi8(err));
+}
+#endif
+
 /* U+0000-U+10FFFF: as U+0000-U+FFFF, and four-byte characters (emoji), two at once
  * where the 8 bytes are two of them, one in each half of the word. A four-byte one's
  * lead keeps four bits, so that the range check refuses the leads 0xf5-0xff too. */
@@ -900,7 +1065,7 @@ static inline int zp_utf8_decode_ucs4(const unsigned char *s, int64_t n, uint32_
     int64_t i = 0, stop;
     uint32_t err = 0, c, w, v;
     uint64_t word, pair, pair_top;
-    ZP_UTF8_LOOP(8)
+    ZP_UTF8_LOOP(9, 8)
         word = zp_load_le64(s + i);
         c = (uint32_t)word & 0xff;
         if (c < 0x80) {
@@ -932,6 +1097,30 @@ static inline int zp_utf8_decode_ucs4(const unsigned char *s, int64_t n, uint32_
     }
     ZP_UTF8_LOOP_END
     ZP_UTF8_TAIL(uint32_t, 0x10ffff)
+}
+
+/* The code points of the n bytes at s into out, the data of a str of kind maxchar (as
+ * zp_utf8_measure found it) with room for `chars`: 0 when they are strict UTF-8 of
+ * exactly that many characters, none above maxchar; else -1. */
+static inline int zp_utf8_decode(const unsigned char *s, int64_t n, void *out, int64_t chars, uint32_t maxchar) {
+    if (maxchar == 0xff) {
+#if ZP_SSSE3
+        if (n >= 17 && zp_ssse3)
+            return zp_utf8_decode_ucs1_ssse3(s, n, (uint8_t *)out, chars);
+#endif
+        return zp_utf8_decode_ucs1_from(s, n, 0, (uint8_t *)out, (uint8_t *)out + chars, 0);
+    }
+    if (maxchar == 0xffff) {
+#if ZP_SSSE3
+        if (n >= 17 && s[0] < 0xe0 && zp_ssse3)   /* not when it starts as CJK and the like */
+            return zp_utf8_decode_ucs2_ssse3(s, n, (uint16_t *)out, chars);
+#endif
+        return zp_utf8_decode_ucs2_from(s, n, 0, (uint16_t *)out, (uint16_t *)out + chars, 0);
+    }
+    if (maxchar == 0x10ffff)
+        return zp_utf8_decode_ucs4(s, n, (uint32_t *)out, chars);
+    memcpy(out, s, (size_t)n);                  /* ASCII */
+    return 0;
 }
 
 #undef ZP_UTF8_TAIL

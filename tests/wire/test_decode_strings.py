@@ -218,6 +218,19 @@ def python_error_or_none(payload: bytes) -> str | None:
     return None
 
 
+def assert_decodes_as_python(schema: zebrapack.Schema, payload: bytes) -> None:
+    """The str field of these UTF-8 bytes decodes to Python's str of them, or fails with
+    Python's words at the str (its path and offset) where Python refuses them."""
+    message = python_error_or_none(payload)
+    if message is None:
+        assert_same_str(decode(schema, payload), payload.decode())
+        return
+    with pytest.raises(DecodeError) as caught:
+        schema.decode(field_s(payload), Text)
+    assert str(caught.value.reason) == f"invalid UTF-8 in a str: {message}"
+    assert (caught.value.path, caught.value.offset) == ("Text.S", 2)
+
+
 # every invalid form: stray continuations, overlong two-, three- and four-byte forms, the
 # leads 0xc0, 0xc1 and 0xf5-0xff, surrogates, above U+10FFFF, sequences cut by ASCII or
 # by another lead, and the input's end
@@ -244,15 +257,8 @@ def test_every_invalid_form_at_every_place_fails_with_pythons_words(schema: zebr
     for lead in ("", "\u0100", "😀"):
         for at in range(0, 18):
             for after in (b"", run, run * 5):
-                payload = lead.encode() + run[:at] + bad + after
-                message = python_error_or_none(payload)
-                if message is None:         # a cut that happens to land between characters
-                    assert decode(schema, payload) == payload.decode()
-                    continue
-                with pytest.raises(DecodeError) as caught:
-                    schema.decode(field_s(payload), Text)
-                assert str(caught.value.reason) == f"invalid UTF-8 in a str: {message}"
-                assert (caught.value.path, caught.value.offset) == ("Text.S", 2)
+                # (a cut may happen to land between characters: then it decodes)
+                assert_decodes_as_python(schema, lead.encode() + run[:at] + bad + after)
 
 
 def test_mutated_valid_text_is_refused_exactly_when_python_refuses_it(schema: zebrapack.Schema) -> None:
@@ -263,11 +269,73 @@ def test_mutated_valid_text_is_refused_exactly_when_python_refuses_it(schema: ze
         for _ in range(rng.randrange(1, 3)):
             payload[rng.randrange(len(payload))] = rng.choice(
                 [0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff, 0x41, 0xa0, 0x90])
-        data = bytes(payload)
-        message = python_error_or_none(data)
-        if message is None:
-            assert_same_str(decode(schema, data), data.decode())
-        else:
-            with pytest.raises(DecodeError) as caught:
-                schema.decode(field_s(data), Text)
-            assert str(caught.value.reason) == f"invalid UTF-8 in a str: {message}"
+        assert_decodes_as_python(schema, bytes(payload))
+
+
+# -- Latin-1 text, 16 bytes a step ----------------------------------------------------
+# Text of U+0000-U+00FF only (ASCII and two-byte characters 0xc2/0xc3 + continuation) is
+# decoded 16 bytes a step where the machine has SSSE3, at every length over 16 bytes,
+# then 8 bytes a step and one character at a time: a lead as a step's last byte (its
+# continuation in the next step), runs of ASCII that fill whole steps, and every invalid
+# byte at every place of a step decode or fail exactly as Python's decoder does.
+
+LATIN1_CHARS = "aZ .,\x00\x7f\x80\xa0\xbf\xc0\xe9\xf1\xff"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from(LATIN1_CHARS), max_size=120), st.integers(0, 40))
+def test_latin1_text_of_any_length_and_offset_decodes_as_it_was(text: str, ascii_run: int) -> None:
+    schema = zebrapack.schema_from_dataclasses(Text, package="strs")
+    for sample in (text, "é" + text, "x" * ascii_run + text, text + "x" * ascii_run + text,
+                   text * 9 + "ÿ" * (ascii_run % 17)):
+        assert_same_str(decode(schema, sample.encode()), sample)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(LATIN1_CHARS + "\u0100\u03a9\u0416\u05d0\u07ff"), max_size=120), st.integers(0, 40))
+def test_two_byte_text_then_any_wider_decodes_as_it_was(text: str, ascii_run: int) -> None:
+    # the 16-byte steps of str kind UCS2 (Greek, Cyrillic, Hebrew...) up to a three- or
+    # four-byte character, and the plain steps from there
+    schema = zebrapack.schema_from_dataclasses(Text, package="strs")
+    for sample in ("\u0100" + text, text + "日" + text, "x" * ascii_run + text * 5 + "\uffff" + text,
+                   text * 3 + "😀" + text):
+        assert_same_str(decode(schema, sample.encode()), sample)
+
+
+def test_latin1_text_with_a_lead_at_every_place_of_a_step_decodes_exactly(schema: zebrapack.Schema) -> None:
+    for before in range(0, 40):
+        for after in range(0, 40):
+            text = "a" * before + "é" + "b" * after + "ñ"
+            assert_same_str(decode(schema, text.encode()), text)
+            text = "ü" * before + "c" * after + "\xff"
+            assert_same_str(decode(schema, text.encode()), text)
+            # a step of two-byte characters left at a three-byte one (from its lead on)
+            text = "a" * before + "\u0416" + "日" * (after % 3 + 1) + "ж" * after
+            assert_same_str(decode(schema, text.encode()), text)
+
+
+# bytes that make Latin-1 text invalid: stray continuations, the overlong leads 0xc0
+# and 0xc1, a lead cut by ASCII, by another lead or by the end, leads of wider
+# characters cut short
+LATIN1_BREAKERS = [b"\x80", b"\xbf", b"\xc0\x80", b"\xc1\xbf", b"\xc2", b"\xc3", b"\xc3\xc3", b"\xc2\x41",
+                   b"\xdf", b"\xe0", b"\xed\xa0", b"\xf0\x9f", b"\xff"]
+
+
+@pytest.mark.parametrize("bad", LATIN1_BREAKERS, ids=lambda b: b.hex())
+def test_every_invalid_byte_in_latin1_text_at_every_place_fails_with_pythons_words(schema: zebrapack.Schema,
+                                                                                  bad: bytes) -> None:
+    base = ("éa ñü" * 3 + "x" * 40 + "àç" * 12 + "éa ñü" * 3).encode()
+    for at in range(0, len(base) + 1):
+        for payload in (base[:at] + bad + base[at:], base[:at] + bad, base[:at] + bad + b"y" * 40):
+            assert_decodes_as_python(schema, payload)
+
+
+def test_mutated_latin1_text_is_refused_exactly_when_python_refuses_it(schema: zebrapack.Schema) -> None:
+    rng = random.Random(2612)
+    base = ("Ça été où à l'œil nu, señor: ¿qué? " * 20).replace("œ", "oe").encode()
+    for _ in range(4000):
+        payload = bytearray(base[rng.randrange(0, 40): rng.randrange(41, len(base))])
+        for _ in range(rng.randrange(1, 3)):
+            payload[rng.randrange(len(payload))] = rng.choice([0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xdf,
+                                                               0xe0, 0xf0, 0xff, 0x41, 0xa9, 0x20])
+        assert_decodes_as_python(schema, bytes(payload))
