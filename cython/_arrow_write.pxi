@@ -4,12 +4,13 @@
 # field says how its column is read (the Arrow layout) and written (the plan's
 # kind, omission, key), and, compiled from both when the columns are built, the
 # op by which a struct writes its non-null values without a dispatch per value
-# (aw_struct_value). Rows are encoded without the GIL straight into the bytes
-# object of their chunk, sized from the batch's bound, and come back as chunks. Every row is written exactly as encode
+# (aw_struct_value). Rows are encoded without the GIL straight into the encoder's
+# chunk buffer, sized from the batch's bound, and come back as views of it. Every row is written exactly as encode
 # writes the value decode would give for it, and refused where encode refuses
 # (an EncodeError naming the row and the column path).
 
 from cpython.pycapsule cimport PyCapsule_GetName, PyCapsule_GetPointer, PyCapsule_IsValid
+from cpython.bytearray cimport PyByteArray_FromStringAndSize
 from libc.stdlib cimport calloc, free, malloc, realloc
 
 cdef extern from "zp_arrow_write.h":
@@ -62,6 +63,9 @@ cdef extern from "zp_arrow_write.h":
 
 cdef extern from "zp_write.h":
     Py_ssize_t zp_store_f64_bits(unsigned char *p, uint64_t bits) noexcept nogil
+
+cdef extern from "Python.h":
+    Py_ssize_t aw_refcount "Py_REFCNT"(PyObject *o) noexcept     # (of a borrowed pointer: no reference taken)
 
 cdef extern from "zp_wire.h":
     void aw_copy_short "zp_copy_short"(unsigned char *dst, const void *src, Py_ssize_t n) noexcept nogil
@@ -169,7 +173,7 @@ cdef struct WCol:
 
 
 cdef struct WriteCtx:
-    zp_out out              # in out_bytes, a bytes object of out.cap bytes, owned
+    zp_out out              # in out_bytes, a bytearray of out.cap bytes (the encoder's chunk, borrowed)
     PyObject *out_bytes
     bint msgp
     bint structnames
@@ -256,14 +260,14 @@ cdef int fail_oom(WriteCtx *ctx) except -1 nogil:
 # -- the output: room made in ctx.out, the msgpack stored there by zp_write.h ---------
 
 cdef int aw_grow(WriteCtx *ctx, Py_ssize_t n) except -1 nogil:
-    """Room for n more bytes: the chunk's bytes object resized (rarely: it is sized from
+    """Room for n more bytes: the chunk buffer (a bytearray) resized (rarely: it is sized from
     the batch's bound, aw_start_chunk)."""
     cdef Py_ssize_t cap = ctx.out.cap * 2
     if cap < ctx.out.pos + n:
         cap = ctx.out.pos + n
     with gil:
-        _PyBytes_Resize(&ctx.out_bytes, cap)     # (its only reference: resized in place or moved)
-        ctx.out.data = <unsigned char *>PyBytes_AS_STRING(<object>ctx.out_bytes)
+        PyByteArray_Resize(<object>ctx.out_bytes, cap)     # (nothing else holds it: resized in place or moved)
+        ctx.out.data = <unsigned char *>PyByteArray_AS_STRING(<object>ctx.out_bytes)
         ctx.out.cap = cap
     return 0
 
@@ -1311,6 +1315,7 @@ cdef class ArrowRecordEncoder:
     cdef list deprecated        # (StructPlan, FieldPlan, WCol address) of deprecated fields
     cdef set warned
     cdef object _bound          # the batch the WCols point into
+    cdef bytearray _chunk       # the buffer chunks are written into (_start_chunk)
 
     def __cinit__(self):
         memset(&self.ctx, 0, sizeof(WriteCtx))
@@ -1349,7 +1354,6 @@ cdef class ArrowRecordEncoder:
             free(self.cols[k])
         free(self.cols)
         free(self.ctx.path)
-        Py_XDECREF(self.ctx.out_bytes)
         free(self.ctx.ends)
         free(self.ctx.spans)
 
@@ -1776,7 +1780,9 @@ cdef class ArrowRecordEncoder:
     def encode(self, _ImportedArray batch, int64_t start, int64_t row_base, Py_ssize_t chunk_bytes,
                bint want_ends=False):
         """Rows from ``start`` of the batch, until its end or until about
-        ``chunk_bytes`` are written: (bytes, rows done, record ends or None)."""
+        ``chunk_bytes`` are written: (a read-only memoryview of the chunk, rows done,
+        record ends or None). The chunk's buffer is the encoder's, written again by the
+        next call once nothing else holds it (drop the view when it is written)."""
         cdef int64_t done = start, stop
         cdef ArrowArray *arr = &batch.array
         if batch is not self._bound:
@@ -1785,14 +1791,9 @@ cdef class ArrowRecordEncoder:
         self._start_chunk(start, stop, chunk_bytes)
         self.ctx.n_ends = 0
         self.ctx.want_ends = want_ends
-        try:
-            with nogil:
-                aw_encode_rows(&self.ctx, self.root, start, stop, chunk_bytes, row_base, &done)
-            _PyBytes_Resize(&self.ctx.out_bytes, self.ctx.out.pos)
-            data = <bytes>self.ctx.out_bytes
-        finally:
-            Py_XDECREF(self.ctx.out_bytes)      # (data holds the chunk's)
-            self.ctx.out_bytes = NULL
+        with nogil:
+            aw_encode_rows(&self.ctx, self.root, start, stop, chunk_bytes, row_base, &done)
+        data = memoryview(self._chunk)[:self.ctx.out.pos].toreadonly()
         self._warn_deprecated()
         ends = None
         if want_ends:
@@ -1800,7 +1801,7 @@ cdef class ArrowRecordEncoder:
         return data, done, ends
 
     cdef int _start_chunk(self, int64_t start, int64_t stop, Py_ssize_t chunk_bytes) except -1:
-        """The bytes object the chunk's records are written into, sized from the batch's
+        """The buffer the chunk's records are written into, sized from the batch's
         bound: the root struct's fixed part a row and the bytes of its binary columns
         between the rows' offsets; at most about chunk_bytes (the chunk stops after the
         record that reaches it) and one record's bound beyond. The few writes past it
@@ -1828,13 +1829,17 @@ cdef class ArrowRecordEncoder:
             # (offsets are checked value by value as they are written: here only sizes)
             bound += part if 0 <= part <= f.last - f.first else f.last - f.first
         cap = <Py_ssize_t>(bound if bound < most else most)
-        self.ctx.out_bytes = NULL
-        out = PyBytes_FromStringAndSize(NULL, cap)
-        self.ctx.out.data = <unsigned char *>PyBytes_AS_STRING(out)
-        self.ctx.out.cap = cap
+        # the last chunk's bytearray again when nothing but the encoder holds it (no view of
+        # it is left): its pages stay mapped and in cache, where a new one of a megabyte is
+        # mapped anew by malloc and faults in page by page
+        if self._chunk is None or aw_refcount(<PyObject *>self._chunk) != 1:
+            self._chunk = PyByteArray_FromStringAndSize(NULL, cap)
+        elif PyByteArray_GET_SIZE(self._chunk) < cap:
+            PyByteArray_Resize(self._chunk, cap)
+        self.ctx.out_bytes = <PyObject *>self._chunk
+        self.ctx.out.data = <unsigned char *>PyByteArray_AS_STRING(self._chunk)
+        self.ctx.out.cap = PyByteArray_GET_SIZE(self._chunk)
         self.ctx.out.pos = 0
-        Py_INCREF(out)
-        self.ctx.out_bytes = <PyObject *>out
         return 0
 
     cdef int _warn_deprecated(self) except -1:

@@ -67,6 +67,7 @@ def write(data: Any, dest: str | os.PathLike[str] | IO[bytes], schema: Any, type
                 # row numbers in errors count from the stream's first row
                 chunk, done, ends = encoder.encode(batch, start, rows - start, chunk_bytes, indexed)
                 writer.write_encoded(chunk, done - start, None if ends is None else memoryview(ends).cast("q"))
+                del chunk           # (the encoder writes its next chunk into the same buffer when nothing holds it)
                 rows += done - start
                 start = done
     except BaseException as exc:
