@@ -260,9 +260,38 @@ cdef extern from "zp_wire.h":
     size_t zp_key_slot(uint64_t lo, uint64_t hi, Py_ssize_t n) noexcept nogil
 
 
-cdef object read_fixstr_key(Reader *r):
+cdef struct KeyProbe:
+    # a fixstr key looked up in the cache and not found: its words and its slot pair
+    KeyCacheEntry *entry        # NULL: not looked up (too long, too near the end)
+    uint64_t lo
+    uint64_t hi
+
+
+cdef inline PyObject *cached_fixstr_key(Reader *r, KeyProbe *probe) noexcept:
+    """The fixstr map key at r.pos from the key cache, borrowed, r.pos moved past it; or
+    NULL, r.pos unmoved, and read_fixstr_key(r, probe) reads it (a miss looked up here is
+    not looked up again). In line where maps are read: a hit, the common case, costs no
+    call."""
+    cdef Py_ssize_t n = r.buf[r.pos] & 0x1f
+    cdef KeyCacheEntry *entry
+    probe.entry = NULL
+    if n > KEY_CACHE_MAX_LENGTH or r.end - r.pos - 1 < 16:
+        return NULL
+    zp_load_padded16(r.buf + r.pos + 1, n, 16, &probe.lo, &probe.hi)
+    entry = &_key_cache[zp_key_slot(probe.lo, probe.hi, n) & (KEY_CACHE_SIZE - 2)]
+    if entry.key != NULL and entry.lo == probe.lo and entry.hi == probe.hi and entry.n == n:
+        r.pos += 1 + n
+        return entry.key
+    if entry[1].key != NULL and entry[1].lo == probe.lo and entry[1].hi == probe.hi and entry[1].n == n:
+        r.pos += 1 + n
+        return entry[1].key
+    probe.entry = entry
+    return NULL
+
+
+cdef object read_fixstr_key(Reader *r, const KeyProbe *probe):
     """The fixstr map key at r.pos (the caller saw its lead byte; checked against the
-    input like any str)."""
+    input like any str), after cached_fixstr_key did not find it."""
     cdef Py_ssize_t n = r.buf[r.pos] & 0x1f
     cdef const unsigned char *p = r.buf + r.pos + 1
     cdef uint64_t lo, hi
@@ -274,20 +303,24 @@ cdef object read_fixstr_key(Reader *r):
         key = make_str(p, n)
         r.pos += 1 + n
         return key
-    zp_load_padded16(p, n, r.end - r.pos - 1, &lo, &hi)
+    if probe.entry != NULL:         # looked up already: not there
+        lo, hi, entry = probe.lo, probe.hi, probe.entry
+    else:
+        zp_load_padded16(p, n, r.end - r.pos - 1, &lo, &hi)
+        # two slots per key (an even-odd pair): keys that hash alike do not evict each other
+        entry = &_key_cache[zp_key_slot(lo, hi, n) & (KEY_CACHE_SIZE - 2)]
     if (lo | hi) & 0x8080808080808080ULL:
         key = _str_from_utf8(p, n)
         r.pos += 1 + n
         return key
-    # two slots per key (an even-odd pair): keys that hash alike do not evict each other
-    entry = &_key_cache[zp_key_slot(lo, hi, n) & (KEY_CACHE_SIZE - 2)]
-    if entry.key != NULL and entry.lo == lo and entry.hi == hi and entry.n == n:
-        r.pos += 1 + n
-        return <object>entry.key
     other = entry + 1
-    if other.key != NULL and other.lo == lo and other.hi == hi and other.n == n:
-        r.pos += 1 + n
-        return <object>other.key
+    if probe.entry == NULL:
+        if entry.key != NULL and entry.lo == lo and entry.hi == hi and entry.n == n:
+            r.pos += 1 + n
+            return <object>entry.key
+        if other.key != NULL and other.lo == lo and other.hi == hi and other.n == n:
+            r.pos += 1 + n
+            return <object>other.key
     key = PyUnicode_New(n, 127)
     memcpy(PyUnicode_DATA(key), p, n)
     hash(key)
@@ -562,6 +595,8 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
 cdef object read_map(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t n = map_count(r)
     cdef Py_ssize_t i
+    cdef PyObject *cached
+    cdef KeyProbe probe
     if n < 0:
         reader_type_error(r, t.go, b)
     result = _PyDict_NewPresized(n)       # n is bounded by the input's length
@@ -569,7 +604,8 @@ cdef object read_map(Reader *r, TypePlan t, unsigned char b):
     for i in range(n):
         trail_key_reading(&r.trail)
         if t.key.kind == K_STRING and r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0:
-            key = read_fixstr_key(r)
+            cached = cached_fixstr_key(r, &probe)
+            key = <object>cached if cached != NULL else read_fixstr_key(r, &probe)
         else:
             key = read_value(r, t.key)
         trail_key(&r.trail, key)
@@ -854,6 +890,8 @@ cdef object read_any(Reader *r):
     cdef Py_ssize_t n, i, header = 0
     cdef zp_number number
     cdef PyObject *sp
+    cdef PyObject *cached
+    cdef KeyProbe probe
     if r.pos >= r.end:
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
@@ -907,7 +945,8 @@ cdef object read_any(Reader *r):
                 r.pos += 1              # Go reads a nil key as "" (msgp's ReadMapKeyZC)
                 key = ""
             elif r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0:
-                key = read_fixstr_key(r)
+                cached = cached_fixstr_key(r, &probe)
+                key = <object>cached if cached != NULL else read_fixstr_key(r, &probe)
             else:
                 key = read_any(r)
             trail_key(&r.trail, key)

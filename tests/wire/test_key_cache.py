@@ -36,3 +36,28 @@ def test_truncated_cached_key_is_still_an_error(zp: zebrapack.Schema) -> None:
     cut = data[:data.index(b"abcdef") + 3]
     with pytest.raises(DecodeError, match="SMap"):
         zp.decode(cut)
+
+
+@pytest.mark.parametrize("length", range(18))
+def test_a_key_near_the_end_of_the_input_reads_as_one_far_from_it(zp: zebrapack.Schema, length: int) -> None:
+    # a key within 16 bytes of the input's end is looked up out of line, one further
+    # from it in line: the same key either way, the cached str itself once cached
+    key = "q" * length
+    document = {"a": 1, key: {key: 2}}
+    record = zp.encode(zp.types.Prims(Any=document))
+    seen: list[str] = []
+    for _ in range(3):
+        for decoded in [zp.decode(record).Any, *(r.Any for r in zp.decode_all(record * 3))]:
+            assert decoded == document
+            seen.append(next(k for k in decoded if k == key))
+    if length <= 16:
+        assert all(k is seen[-1] for k in seen[1:])
+
+
+def test_string_keyed_map_keys_near_the_end_and_past_the_cache(zp: zebrapack.Schema) -> None:
+    compound = zp.types.Compound
+    for smap in ({f"k{i}": i for i in range(600)}, {"é" * 3: 1, "x" * 16: 2, "y" * 17: 3}):
+        record = zp.encode(compound(SMap=smap))
+        for _ in range(2):
+            assert zp.decode(record).SMap == smap
+            assert [r.SMap for r in zp.decode_all(record * 2)] == [smap, smap]
