@@ -214,7 +214,8 @@ class RecordWriter:
         if len(self._buffer) >= self._buffer_size:
             self.flush()
 
-    def write_encoded(self, data: bytes, records: int, ends: Iterable[int] | None = None) -> None:
+    def write_encoded(self, data: bytes | bytearray | memoryview, records: int,
+                      ends: Iterable[int] | None = None) -> None:
         """Append ``records`` records encoded elsewhere (``zebrapack.arrow.write``); ``ends``:
         where each ends in ``data``, needed when the writer keeps an index."""
         if self._failure is not None:
@@ -303,7 +304,7 @@ class RecordWriter:
             self._file.truncate(0)
         self._started = True
 
-    def _put(self, data: bytes | bytearray, records: int) -> None:
+    def _put(self, data: bytes | bytearray | memoryview, records: int) -> None:
         """Write ``data`` (``records`` records, after the schema document's bytes not yet
         written) to the file whole, then flush the file; any failure fails the writer."""
         written = 0
@@ -339,14 +340,14 @@ class RecordWriter:
         if flush is not None:
             flush()
 
-    def _reached(self, data: bytes | bytearray, size: int, records: int) -> None:
+    def _reached(self, data: bytes | bytearray | memoryview, size: int, records: int) -> None:
         if self._index is not None:
             self._index.data(memoryview(data)[:size])
         self._head = max(0, self._head - size)
         self.bytes_written += size
         self.records += records
 
-    def _fail(self, data: bytes | bytearray, size: int, error: BaseException) -> None:
+    def _fail(self, data: bytes | bytearray | memoryview, size: int, error: BaseException) -> None:
         """The file took the first ``size`` bytes of ``data`` and then failed: count the
         records it holds whole, and write nothing more (no index for a torn file)."""
         self._failure = error
