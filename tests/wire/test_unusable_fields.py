@@ -97,7 +97,13 @@ def test_types_zebrapack_cannot_represent_make_only_their_field_unusable(edit: A
     (lambda d: things_field(d, "Vals").update(FieldFullType={"Kind": 31, "Str": "x"}), "unknown type kind 31"),
     (lambda d: things_field(d, "Vals").update(FieldFullType={"Kind": 26, "Str": "Slice"}), "SLICE type without"),
     (lambda d: things_field(d, "Vals").update(FieldFullType={"Kind": 22, "Str": "not a name"}), "IDENT type names"),
-], ids=["unknown-kind", "runtime-kind-number", "no-element", "bad-ident"])
+    # an unrepresentable type is kept to be written back: it must be data JSON says exactly
+    (lambda d: things_field(d, "Vals").update(FieldFullType={"Kind": 22, "Str": "time.Duration", 1: "x", "a": 2}),
+     r"field type \(FieldFullType\) holds keys that are not strings"),
+    (lambda d: things_field(d, "Vals").update(FieldFullType={"Kind": 22, "Str": "time.Duration", "X": b"\x00"}),
+     r"field type \(FieldFullType\) holds keys that are not strings or values"),
+], ids=["unknown-kind", "runtime-kind-number", "no-element", "bad-ident", "int-key-in-kept-type",
+        "bytes-in-kept-type"])
 def test_a_malformed_type_is_still_a_schema_error(edit: Any, message: str) -> None:
     with pytest.raises(SchemaError, match=rf"Things\.Vals: {message}"):
         zebrapack.load(document_with(edit))

@@ -35,6 +35,7 @@ import keyword
 import unicodedata
 from collections.abc import Mapping
 import json
+import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -465,14 +466,29 @@ def _parse_field(struct: str, index: int, raw: object, struct_names: set[str], r
                 raise SchemaError("field has no type (FieldFullType) and is not Skip", struct, go_name)
         except _Unrepresentable as exc:
             unusable = exc.reason
-            foreign = json.dumps({key: raw[key] for key in ("FieldCategory", "FieldPrimitive", "FieldFullType")
-                                  if key in raw}, sort_keys=True)
+            kept = {key: raw[key] for key in ("FieldCategory", "FieldPrimitive", "FieldFullType") if key in raw}
+            if not _plain_data(kept):       # (written back as it came: JSON that says it exactly)
+                raise SchemaError("field type (FieldFullType) holds keys that are not strings or values "
+                                  "that are not numbers, strings, lists or maps", struct, go_name) from None
+            foreign = json.dumps(kept, sort_keys=True)
     return FieldDef(
         zid=zid, go_name=go_name, tag_name=tag_name, type=type_ref, type_str=type_str,
         omit_empty=flags["OmitEmpty"], skip=flags["Skip"],
         deprecated=flags["Deprecated"], show_zero=flags["ShowZero"],
         unusable=unusable, foreign_type=foreign,
     )
+
+
+def _plain_data(value: Any) -> bool:
+    """Whether value is what JSON writes and reads back unchanged: str-keyed maps, lists,
+    strings, finite numbers, booleans and None."""
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and _plain_data(item) for key, item in value.items())
+    if isinstance(value, list):
+        return all(_plain_data(item) for item in value)
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, (str, int, bool))
 
 
 class _Unrepresentable(SchemaError):
