@@ -137,7 +137,7 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_lane_store_op(const zp_lane *f, int64_t j, int om
         }
         if (checked && (start < 0 || stop < start || stop > f->last))
             return -1;
-        if (stop == start) {
+        if (ZP_UNLIKELY(stop == start)) {
             if (omit)
                 return 0;
         } else if (checked && op == ZP_LANE_STR) {
@@ -155,14 +155,14 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_lane_store_op(const zp_lane *f, int64_t j, int om
         return v + stop - start;
     case ZP_LANE_I64:
         v = ((const int64_t *)f->data1)[j];
-        if (v == 0 && omit)
+        if (ZP_UNLIKELY(v == 0) && omit)
             return 0;
         if (checked && (v < f->imin || v > f->imax))
             return -1;
         return zp_store_signed(p, v);
     case ZP_LANE_F64:
         bits = ((const uint64_t *)f->data1)[j];     /* float64 to float64: the bits as they are */
-        if (bits == 0 && omit)                   /* (positive zero) */
+        if (ZP_UNLIKELY(bits == 0) && omit)      /* (positive zero) */
             return 0;
         return zp_store_f64_bits(p, bits);
     case ZP_LANE_BOOL:

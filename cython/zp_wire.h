@@ -190,6 +190,13 @@ static inline void zp_store_u64(unsigned char *p, uint64_t v) {
 #define ZP_ALWAYS_INLINE static inline
 #endif
 
+/* A test that is rarely true (a zero value left out): its branch laid out of line. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ZP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define ZP_UNLIKELY(x) (x)
+#endif
+
 static inline double zp_double_from_bits(uint64_t bits) {
     double d;
     memcpy(&d, &bits, 8);
