@@ -535,6 +535,16 @@ static inline void zp_struct_close_rows(zp_col *c, int64_t from, int64_t to) {
     }
 }
 
+/* With GCC and clang a run's rows are read by threaded steps: each step of the plan
+ * ends in a jump to the next one's code (labels as values, ZP_RUN_PLAN_MAX steps at
+ * most), an indirect jump a field predicted from where it stands, without the loop
+ * test and the switch of zp_struct_read_plan_at. Elsewhere (MSVC), or built with
+ * -DZP_SWITCH_STEPS to test it, zp_struct_read_plan_at reads each row. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(ZP_SWITCH_STEPS)
+#define ZP_THREADED_RUNS 1
+#endif
+#define ZP_RUN_PLAN_MAX 72
+
 /* Rows of struct c (a record's root) read one after another while each is a map
  * of exactly its plan's entries that its plan reads whole (a full and flat plan:
  * every child, each by its appender), at most `most` and while *used_io <
@@ -551,6 +561,26 @@ static int64_t zp_struct_read_rows(zp_col *c, const uint8_t *buf, int64_t *pos_i
     uint64_t seen;
     const zp_plan_step *last;
     zp_head h;
+#ifdef ZP_THREADED_RUNS
+    static const void *const codes[] = {
+        [ZP_FAST_NONE] = NULL, [ZP_FAST_STRING] = &&run_string, [ZP_FAST_BINARY] = &&run_binary,
+        [ZP_FAST_INT] = &&run_int, [ZP_FAST_F32] = &&run_f32, [ZP_FAST_F64] = &&run_f64,
+        [ZP_FAST_BOOL] = &&run_bool, [ZP_FAST_TIME] = &&run_time, [ZP_PLAN_NAME] = &&run_name,
+        [ZP_PLAN_SKIP] = &&run_skip};
+    const void *labels[ZP_RUN_PLAN_MAX + 1];    /* each step's code, then the row's end */
+    const void *const *label;
+    const zp_plan_step *st;
+    const uint8_t *p, *stop = buf + end;
+    int64_t size, row;
+    int threaded = n <= ZP_RUN_PLAN_MAX;
+    for (step = 0; threaded && step < n; step++) {
+        uint8_t op = c->plan[step].op;
+        threaded = op < sizeof codes / sizeof codes[0] && codes[op] != NULL;
+        labels[step] = threaded ? codes[op] : NULL;
+    }
+    if (threaded)
+        labels[n] = &&run_row_end;
+#endif
     *partial = 0;
     while (rows < most && used < used_limit && pos < end) {
         if (c->length >= c->kids_room) {
@@ -565,13 +595,50 @@ static int64_t zp_struct_read_rows(zp_col *c, const uint8_t *buf, int64_t *pos_i
         if (zp_read_map(buf + pos, end - pos, &h) != ZP_READ_OK || h.n != n)
             break;
         at = pos + h.header;
-        step = 0;
-        seen = 0;
-        last = NULL;
         row_used = used;
-        if (zp_struct_read_plan_at(c, buf, &at, end, n, &step, &seen, &last, &row_used, held, c->length, 1) < n) {
-            *partial = step > 0;
+#ifdef ZP_THREADED_RUNS
+        if (threaded) {
+            p = buf + at;
+            st = c->plan;
+            label = labels;
+            row = c->length;
+            goto **label;
+            /* a step: its entry's key, then a value its appender takes; else the row stops */
+#define ZP_RUN_STEP(name, op) \
+        name: \
+            if (stop - p < 2 || p[0] != st->key) \
+                goto run_row_stopped; \
+            size = zp_col_append_fast(st->col, op, p + 1, stop - p - 1, &row_used, held, row, 1); \
+            if (!size) \
+                goto run_row_stopped; \
+            p += 1 + size; \
+            st++; \
+            goto **++label;
+            ZP_RUN_STEP(run_string, ZP_FAST_STRING)
+            ZP_RUN_STEP(run_binary, ZP_FAST_BINARY)
+            ZP_RUN_STEP(run_int, ZP_FAST_INT)
+            ZP_RUN_STEP(run_f32, ZP_FAST_F32)
+            ZP_RUN_STEP(run_f64, ZP_FAST_F64)
+            ZP_RUN_STEP(run_bool, ZP_FAST_BOOL)
+            ZP_RUN_STEP(run_time, ZP_FAST_TIME)
+            ZP_RUN_STEP(run_name, ZP_PLAN_NAME)
+            ZP_RUN_STEP(run_skip, ZP_PLAN_SKIP)
+#undef ZP_RUN_STEP
+        run_row_stopped:
+            *partial = st > c->plan;
             break;
+        run_row_end:
+            at = p - buf;
+        } else
+#endif
+        {
+            step = 0;
+            seen = 0;
+            last = NULL;
+            if (zp_struct_read_plan_at(c, buf, &at, end, n, &step, &seen, &last, &row_used, held, c->length, 1) < n) {
+                *partial = step > 0;
+                break;
+            }
         }
         zp_col_row_done(c);
         pos = at;
@@ -583,5 +650,8 @@ static int64_t zp_struct_read_rows(zp_col *c, const uint8_t *buf, int64_t *pos_i
     *used_io = used;
     return rows;
 }
+
+#undef ZP_THREADED_RUNS
+#undef ZP_RUN_PLAN_MAX
 
 #endif

@@ -36,11 +36,13 @@ typedef struct {
  * compiler turns into a multiplication. */
 ZP_ALWAYS_INLINE void zp_split_timestamp(int64_t v, int64_t per_second, int64_t *seconds, uint32_t *nanos) {
     int64_t s;
-    switch (per_second) {
-    case 1000000000:
+    if (per_second == 1000000000) {     /* (the unit zebrapack.arrow reads into: tested first) */
         s = zp_floor_div(v, 1000000000);
+        *seconds = s;
         *nanos = (uint32_t)(v - s * 1000000000);
-        break;
+        return;
+    }
+    switch (per_second) {
     case 1000000:
         s = zp_floor_div(v, 1000000);
         *nanos = (uint32_t)((v - s * 1000000) * 1000);
@@ -135,7 +137,7 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_lane_store_op(const zp_lane *f, int64_t j, int om
         }
         if (checked && (start < 0 || stop < start || stop > f->last))
             return -1;
-        if (stop == start) {
+        if (ZP_UNLIKELY(stop == start)) {
             if (omit)
                 return 0;
         } else if (checked && op == ZP_LANE_STR) {
@@ -153,14 +155,14 @@ ZP_ALWAYS_INLINE Py_ssize_t zp_lane_store_op(const zp_lane *f, int64_t j, int om
         return v + stop - start;
     case ZP_LANE_I64:
         v = ((const int64_t *)f->data1)[j];
-        if (v == 0 && omit)
+        if (ZP_UNLIKELY(v == 0) && omit)
             return 0;
         if (checked && (v < f->imin || v > f->imax))
             return -1;
         return zp_store_signed(p, v);
     case ZP_LANE_F64:
         bits = ((const uint64_t *)f->data1)[j];     /* float64 to float64: the bits as they are */
-        if (bits == 0 && omit)                   /* (positive zero) */
+        if (ZP_UNLIKELY(bits == 0) && omit)      /* (positive zero) */
             return 0;
         return zp_store_f64_bits(p, bits);
     case ZP_LANE_BOOL:
@@ -250,43 +252,15 @@ static Py_ssize_t zp_lanes_write(zp_lane *const *fields, Py_ssize_t k, Py_ssize_
     return zp_lanes_run(fields, k, n, at, pp, limit, count, 1, 1);
 }
 
-/* The fields (lanes..last) of a row at index at of their columns, checked in bulk and
- * found clean, none null, room made (zp_rows_run's clean case): one loop with a case
- * per op, each with its store inlined for that op; *pp moves, *count counts the
- * entries written. Every field's key but a CONST's is of at most 8 bytes
- * (zp_short_keys): one store of its word. */
-ZP_ALWAYS_INLINE void zp_lanes_run_clean(const zp_lane *lanes, const zp_lane *last, int64_t at,
-                                         unsigned char **pp, Py_ssize_t *count) {
-    unsigned char *p = *pp, *value;
-    Py_ssize_t written = *count, size;
-    for (const zp_lane *f = lanes; f < last; f++) {
-        int64_t j = at + f->off;
-        memcpy(p, &f->key_word, 8);
-        value = p + f->key_len;
-        switch (f->op) {
-#define ZP_LANE_CASE(op) case op: size = zp_lane_store_op(f, j, f->omit, value, NULL, 0, op); break;
-        ZP_LANE_CASE(ZP_LANE_STR)
-        ZP_LANE_CASE(ZP_LANE_BIN)
-        ZP_LANE_CASE(ZP_LANE_I64)
-        ZP_LANE_CASE(ZP_LANE_F64)
-        ZP_LANE_CASE(ZP_LANE_BOOL)
-        ZP_LANE_CASE(ZP_LANE_TIME)
-#undef ZP_LANE_CASE
-        case ZP_LANE_CONST:     /* its bytes are its key (none: left out) */
-            p = zp_copy_words(p, f->key, f->key_len);
-            written += f->key_len != 0;
-            continue;
-        default:
-            size = 0;
-            ZP_UNREACHABLE();   /* (rows of lanes only) */
-        }
-        if (size > 0) {         /* (0: the value and its key left out) */
-            p = value + size;
-            written++;
-        }
-    }
-    *pp = p;
-    *count = written;
+/* A row of a root struct written up to p: its map header at head (a fixmap: count <= 15
+ * entries), its end in ends (NULL: not wanted). Whether the output holds chunk_bytes. */
+ZP_ALWAYS_INLINE int zp_row_done(unsigned char *head, Py_ssize_t count, const unsigned char *p,
+                                 const unsigned char *base, int64_t *ends, Py_ssize_t *n_ends,
+                                 Py_ssize_t chunk_bytes) {
+    *head = (unsigned char)(0x80 | count);
+    if (ends != NULL)
+        ends[(*n_ends)++] = p - base;
+    return p - base >= chunk_bytes;
 }
 
 /* Rows r.. (to stop) of a root struct whose n fields all have lanes, each a map of at
@@ -297,21 +271,16 @@ ZP_ALWAYS_INLINE void zp_lanes_run_clean(const zp_lane *lanes, const zp_lane *la
  * checked: no room for the fixed part): that row is left whole to the caller. ends
  * (NULL when not wanted): each record's end, *n_ends of ends_cap. Returns the first row
  * not written. checked 0: rows r..stop were checked in bulk and their room made
- * (zp_rows_write); nulls 0: none of them is null, nor any of their values; clean (with
- * both 0, and keys as zp_lanes_run_clean wants them): their fields written by
- * zp_lanes_run_clean. */
+ * (zp_rows_write); nulls 0: none of them is null, nor any of their values (rows both
+ * clean and without a null go to zp_rows_run_clean when their keys allow it). */
 ZP_ALWAYS_INLINE int64_t zp_rows_run(zp_lane *const *fields, Py_ssize_t n, const unsigned char *name,
                                      Py_ssize_t name_len, int with_name, Py_ssize_t room, const uint8_t *validity,
                                      int64_t off, int64_t r, int64_t stop, zp_out *out, Py_ssize_t chunk_bytes,
                                      int64_t *ends, Py_ssize_t ends_cap, Py_ssize_t *n_ends, int *full,
-                                     const int checked, const int nulls, const int clean) {
+                                     const int checked, const int nulls) {
     unsigned char *base = out->data, *p = base + out->pos, *head;
     const unsigned char *limit = base + out->cap;
     Py_ssize_t count;
-    zp_lane lanes[15];          /* clean: the lanes side by side (a fixmap's fields: n <= 15) */
-    if (clean)
-        for (Py_ssize_t k = 0; k < n; k++)
-            lanes[k] = *fields[k];
     for (; r < stop; r++) {
         int64_t at = r + off;
         if ((nulls && validity != NULL && !((validity[at >> 3] >> (at & 7)) & 1)) || (checked && limit - p < room)
@@ -323,16 +292,11 @@ ZP_ALWAYS_INLINE int64_t zp_rows_run(zp_lane *const *fields, Py_ssize_t n, const
             p = zp_copy_words(p, name, name_len);
             count = 1;
         }
-        if (clean)
-            zp_lanes_run_clean(lanes, lanes + n, at, &p, &count);
-        else if (zp_lanes_run(fields, 0, n, at, &p, limit, &count, checked, nulls) < n) {
+        if (zp_lanes_run(fields, 0, n, at, &p, limit, &count, checked, nulls) < n) {
             p = head;
             break;
         }
-        zp_store_header(head, ZP_MAP, count);      /* (count <= 15: one byte) */
-        if (ends != NULL)
-            ends[(*n_ends)++] = p - base;
-        if (p - base >= chunk_bytes) {
+        if (zp_row_done(head, count, p, base, ends, n_ends, chunk_bytes)) {
             r++;
             *full = 1;
             break;
@@ -342,7 +306,153 @@ ZP_ALWAYS_INLINE int64_t zp_rows_run(zp_lane *const *fields, Py_ssize_t n, const
     return r;
 }
 
-/* Whether every field's key but a CONST's is of at most 8 bytes (zp_lanes_run_clean). */
+/* A clean run's steps (zp_rows_run_clean): a field's lane with its column's buffers
+ * moved to the root's row 0 (data1 by the field's offset and the root's; a bitmap by
+ * whole bytes, the bit left in off), and where the step's code starts. */
+typedef struct {
+    zp_lane lane;
+    const void *label;          /* threaded steps: the code of lane.op */
+} zp_lane_step;
+
+/* The steps of a run that are not lanes' (lane.op): bytes of at most 8 known in advance
+ * (the struct's name entry, a CONST), stored as one word (key_word); the end of a row. */
+enum { ZP_STEP_WORD = ZP_LANE_TIME + 1, ZP_STEP_END };
+
+/* With GCC and clang the steps are threaded: each one's code ends in a jump to the
+ * next one's (labels as values), an indirect jump a field predicted from where it
+ * stands, with no loop test and no bounds test of a switch. Elsewhere (MSVC), or built
+ * with -DZP_SWITCH_STEPS to test it, a switch in a loop runs the same code. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(ZP_SWITCH_STEPS)
+#define ZP_THREADED_STEPS 1
+#define ZP_STEPS_BEGIN goto *s->label;
+#define ZP_STEP(op) step_##op:
+#define ZP_STEPS_NEXT do { s++; goto *s->label; } while (0)
+#define ZP_STEPS_END step_ZP_STEP_END:;
+#else
+#define ZP_STEPS_BEGIN dispatch: switch (s->lane.op)
+#define ZP_STEP(op) case op:
+#define ZP_STEPS_NEXT do { s++; goto dispatch; } while (0)
+#define ZP_STEPS_END case ZP_STEP_END: break; default: ZP_UNREACHABLE();
+#endif
+
+/* The value of a step of op (the field's key word stored first, its value after the
+ * key: a value left out (0) leaves neither); j: the value's index in the moved buffers. */
+#define ZP_VALUE_STEP(op, j) \
+    ZP_STEP(op) \
+        memcpy(p, &s->lane.key_word, 8); \
+        size = zp_lane_store_op(&s->lane, (j), s->lane.omit, p + s->lane.key_len, NULL, 0, op); \
+        if (size > 0) \
+            p += s->lane.key_len + size; \
+        else \
+            count--; \
+        ZP_STEPS_NEXT;
+
+/* zp_rows_run's clean case: rows r..stop (root's physical index r + off) checked in
+ * bulk and found clean, none of them or their values null, their room made, every key
+ * but a CONST's of at most 8 bytes (zp_short_keys), n <= 15 fields. Its arguments and
+ * result as zp_rows_run's. */
+static int64_t zp_rows_run_clean(zp_lane *const *fields, Py_ssize_t n, const unsigned char *name,
+                                 Py_ssize_t name_len, int with_name, int64_t off, int64_t r, int64_t stop,
+                                 zp_out *out, Py_ssize_t chunk_bytes, int64_t *ends, Py_ssize_t ends_cap,
+                                 Py_ssize_t *n_ends, int *full) {
+    unsigned char *base = out->data, *p = base + out->pos, *head;
+    zp_lane_step steps[16];     /* the name and the fields (15 entries at most), the end */
+    const zp_lane_step *s;
+    Py_ssize_t entries = 0, count, size, k, at;
+#ifdef ZP_THREADED_STEPS
+    static const void *const labels[] = {
+        [ZP_LANE_CONST] = &&step_ZP_LANE_CONST, [ZP_LANE_STR] = &&step_ZP_LANE_STR,
+        [ZP_LANE_BIN] = &&step_ZP_LANE_BIN, [ZP_LANE_I64] = &&step_ZP_LANE_I64,
+        [ZP_LANE_F64] = &&step_ZP_LANE_F64, [ZP_LANE_BOOL] = &&step_ZP_LANE_BOOL,
+        [ZP_LANE_TIME] = &&step_ZP_LANE_TIME, [ZP_STEP_WORD] = &&step_ZP_STEP_WORD,
+        [ZP_STEP_END] = &&step_ZP_STEP_END};
+#endif
+    memset(steps, 0, sizeof steps);
+    k = 0;
+    if (with_name) {
+        steps[k].lane.op = name_len <= 8 ? ZP_STEP_WORD : ZP_LANE_CONST;
+        steps[k].lane.key = name;
+        steps[k].lane.key_len = name_len;
+        memcpy(&steps[k].lane.key_word, name, 8);       /* (padded to a multiple of 8) */
+        k++;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const zp_lane *f = fields[i];
+        if (f->op == ZP_LANE_CONST && f->key_len == 0)
+            continue;           /* (a field left out of every record) */
+        steps[k].lane = *f;
+        at = off + f->off;
+        switch (f->op) {
+        case ZP_LANE_CONST:
+            if (f->key_len <= 8) {
+                steps[k].lane.op = ZP_STEP_WORD;
+                memcpy(&steps[k].lane.key_word, f->key, 8);
+            }
+            break;
+        case ZP_LANE_STR:
+        case ZP_LANE_BIN:
+            steps[k].lane.data1 += at * (f->large ? 8 : 4);
+            break;
+        case ZP_LANE_I64:
+        case ZP_LANE_F64:
+        case ZP_LANE_TIME:
+            steps[k].lane.data1 += at * 8;
+            break;
+        case ZP_LANE_BOOL:
+            steps[k].lane.data1 += at >> 3;
+            steps[k].lane.off = at & 7;
+            break;
+        default:
+            break;
+        }
+        k++;
+    }
+    entries = k;
+    steps[k++].lane.op = ZP_STEP_END;
+#ifdef ZP_THREADED_STEPS
+    for (Py_ssize_t i = 0; i < k; i++)
+        steps[i].label = labels[steps[i].lane.op];
+#endif
+    if (ends != NULL && stop - r > ends_cap - *n_ends)
+        stop = r + (ends_cap - *n_ends);      /* (the rows whose ends there is room for) */
+    for (; r < stop; r++) {
+        head = p++;
+        count = entries;
+        s = steps;
+        ZP_STEPS_BEGIN {
+        ZP_STEP(ZP_LANE_CONST)     /* its bytes are its key */
+            p = zp_copy_words(p, s->lane.key, s->lane.key_len);
+            ZP_STEPS_NEXT;
+        ZP_STEP(ZP_STEP_WORD)
+            memcpy(p, &s->lane.key_word, 8);
+            p += s->lane.key_len;
+            ZP_STEPS_NEXT;
+        ZP_VALUE_STEP(ZP_LANE_STR, r)
+        ZP_VALUE_STEP(ZP_LANE_BIN, r)
+        ZP_VALUE_STEP(ZP_LANE_I64, r)
+        ZP_VALUE_STEP(ZP_LANE_F64, r)
+        ZP_VALUE_STEP(ZP_LANE_BOOL, r + s->lane.off)
+        ZP_VALUE_STEP(ZP_LANE_TIME, r)
+        ZP_STEPS_END
+        }
+        if (zp_row_done(head, count, p, base, ends, n_ends, chunk_bytes)) {
+            r++;
+            *full = 1;
+            break;
+        }
+    }
+    out->pos = p - base;
+    return r;
+}
+
+#undef ZP_VALUE_STEP
+#undef ZP_STEPS_BEGIN
+#undef ZP_STEP
+#undef ZP_STEPS_NEXT
+#undef ZP_STEPS_END
+#undef ZP_THREADED_STEPS
+
+/* Whether every field's key but a CONST's is of at most 8 bytes (zp_rows_run_clean). */
 static int zp_short_keys(zp_lane *const *fields, Py_ssize_t n) {
     for (Py_ssize_t k = 0; k < n; k++)
         if (fields[k]->op != ZP_LANE_CONST && fields[k]->key_len > 8)
@@ -364,8 +474,15 @@ typedef struct {
 
 /* Whether s[0..n) is all ASCII: the bytes ORed together a word at a time. */
 static int zp_all_ascii(const unsigned char *s, int64_t n) {
-    uint64_t acc = 0, w;
+    uint64_t acc = 0, w, w2, w3, w4;
     int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {     /* (four words a step: what the compiler vectorises best) */
+        memcpy(&w, s + i, 8);
+        memcpy(&w2, s + i + 8, 8);
+        memcpy(&w3, s + i + 16, 8);
+        memcpy(&w4, s + i + 24, 8);
+        acc |= (w | w2) | (w3 | w4);
+    }
     for (; i + 8 <= n; i += 8) {
         memcpy(&w, s + i, 8);
         acc |= w;
@@ -486,12 +603,12 @@ static int64_t zp_rows_write(zp_lane *const *fields, Py_ssize_t n, const unsigne
             for (rows = end - r; rows > 0; rows /= 2)
                 if (zp_rows_bound(fields, n, room, r + off, rows) <= out->cap - out->pos)
                     break;
-            if (rows > 0 && !check->nulls && check->short_keys)
-                done = zp_rows_run(fields, n, name, name_len, with_name, room, validity, off, r, r + rows, out,
-                                   chunk_bytes, ends, ends_cap, n_ends, full, 0, 0, 1);
+            if (rows > 0 && !check->nulls && check->short_keys && n + with_name <= 15)
+                done = zp_rows_run_clean(fields, n, name, name_len, with_name, off, r, r + rows, out,
+                                         chunk_bytes, ends, ends_cap, n_ends, full);
             else if (rows > 0)
                 done = zp_rows_run(fields, n, name, name_len, with_name, room, validity, off, r, r + rows, out,
-                                   chunk_bytes, ends, ends_cap, n_ends, full, 0, 1, 0);
+                                   chunk_bytes, ends, ends_cap, n_ends, full, 0, 1);
             if (rows > 0) {
                 if (*full || done < r + rows)
                     return done;
@@ -500,7 +617,7 @@ static int64_t zp_rows_write(zp_lane *const *fields, Py_ssize_t n, const unsigne
             }
         }
         done = zp_rows_run(fields, n, name, name_len, with_name, room, validity, off, r, end, out, chunk_bytes,
-                           ends, ends_cap, n_ends, full, 1, 1, 0);
+                           ends, ends_cap, n_ends, full, 1, 1);
         if (*full || done < end)
             return done;
         r = done;

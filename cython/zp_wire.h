@@ -104,19 +104,30 @@ static inline size_t zp_key_slot(uint64_t lo, uint64_t hi, Py_ssize_t n) {
     return (size_t)(h >> 32);
 }
 
-static inline uint16_t zp_load_u16(const unsigned char *p) {
+/* Always inlined: for the small loads and stores called once per value in the hottest
+ * loops (zp_write.h, zp_arrow_read.h), which the compiler otherwise keeps as calls in
+ * the large ones. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ZP_ALWAYS_INLINE static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define ZP_ALWAYS_INLINE static __forceinline
+#else
+#define ZP_ALWAYS_INLINE static inline
+#endif
+
+ZP_ALWAYS_INLINE uint16_t zp_load_u16(const unsigned char *p) {
     return (uint16_t)(((uint16_t)p[0] << 8) | p[1]);
 }
 
-static inline uint32_t zp_load_u32(const unsigned char *p) {
+ZP_ALWAYS_INLINE uint32_t zp_load_u32(const unsigned char *p) {
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 
-static inline uint64_t zp_load_u64(const unsigned char *p) {
+ZP_ALWAYS_INLINE uint64_t zp_load_u64(const unsigned char *p) {
     return ((uint64_t)zp_load_u32(p) << 32) | (uint64_t)zp_load_u32(p + 4);
 }
 
-static inline int64_t zp_load_i64(const unsigned char *p) {
+ZP_ALWAYS_INLINE int64_t zp_load_i64(const unsigned char *p) {
     uint64_t u = zp_load_u64(p);
     int64_t v;
     memcpy(&v, &u, 8);
@@ -180,14 +191,12 @@ static inline void zp_store_u64(unsigned char *p, uint64_t v) {
 }
 #endif
 
-/* Always inlined: for the small stores called once per value in the hottest loops
- * (zp_write.h), which the compiler otherwise keeps as calls in the large ones. */
+
+/* A test that is rarely true (a zero value left out): its branch laid out of line. */
 #if defined(__GNUC__) || defined(__clang__)
-#define ZP_ALWAYS_INLINE static inline __attribute__((always_inline))
-#elif defined(_MSC_VER)
-#define ZP_ALWAYS_INLINE static __forceinline
+#define ZP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
-#define ZP_ALWAYS_INLINE static inline
+#define ZP_UNLIKELY(x) (x)
 #endif
 
 static inline double zp_double_from_bits(uint64_t bits) {

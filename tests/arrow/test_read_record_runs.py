@@ -168,3 +168,28 @@ def test_runs_and_stoppers_in_any_mix_read_as_decode_reads_them(schema: zebrapac
         data += b"".join(make(j) for j in range(i, i + count))
         i += count
     check(schema, data, columns=columns, batch_rows=batch_rows)
+
+
+#: Steps of a plan the threaded run reads (ZP_RUN_PLAN_MAX in cython/zp_arrow_read.h);
+#: a longer plan's rows are read step by step by zp_struct_read_plan_at.
+RUN_PLAN_MAX = 72
+
+
+@pytest.mark.parametrize("fields", [RUN_PLAN_MAX - 2, RUN_PLAN_MAX - 1, RUN_PLAN_MAX, 100])
+@pytest.mark.parametrize("projected", [False, True])
+def test_plans_of_either_side_of_the_threaded_runs_length_read_as_decode(tmp_path: Path, fields: int,
+                                                                        projected: bool) -> None:
+    # a plan is the name and every field (the projected-out ones stepped over): fields + 1 steps
+    source = "package p\n\ntype W struct {\n" + "".join(
+        f'\tF{k} {"string" if k % 3 == 0 else "int64"} `zid:"{k}"`\n' for k in range(fields)) + "}\n"
+    (tmp_path / "w.go").write_text(source)
+    wide = zebrapack.schema_from_go(tmp_path / "w.go")
+    W = wide.types.W
+    records = [W(**{f"F{k}": (f"v{i}-{k}" if k % 3 == 0 else i * k - 50) for k in range(fields)}) for i in range(300)]
+    records[150] = W(**{f"F{k}": (f"v-{k}" if k % 3 == 0 else 1) for k in range(fields - 1)})   # last field left out
+    data = b"".join(wide.encode(r) for r in records)
+    columns = [f"F{k}" for k in range(0, fields, 7)] if projected else None
+    expected = expected_read(wide, data, "W", columns=columns)
+    for batch_rows in (7, 1000):
+        stream = zpa.read(data, wide, "W", columns=columns, batch_rows=batch_rows)
+        assert_same_table(pa.Table.from_batches(validate_full(stream), schema=stream.schema), expected.table)

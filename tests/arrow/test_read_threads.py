@@ -14,6 +14,7 @@ import pytest
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack.arrow import _threads
+from zebrapack.recordio.index_format import IndexEntry
 
 from support.engines import engine
 
@@ -280,3 +281,20 @@ def test_a_decoder_threads_next_range_starts_at_its_last_batchs_sizes_and_reads_
     other.follow(first)
     other.add_buffer(a_file.data, 0)
     assert table(other).column("Name").equals(expected.column("Name"))
+
+
+@pytest.mark.parametrize("megabytes", [1, 64, 256, 1024, 4096])
+def test_index_entries_make_ranges_of_a_32nd_of_the_source_whatever_the_batch(megabytes, monkeypatch):
+    # a range per batch cost two threads 7% more CPU on 1 GB than ranges of 16 MiB
+    monkeypatch.setattr(_threads, "RANGE_BYTES", 4 << 20)
+    entry_bytes, entry_records = 1 << 20, 17_000
+    entries = [IndexEntry(k * entry_bytes, (k + 1) * entry_bytes, entry_records, 0)
+               for k in range(megabytes)]
+    ranges = []
+    planner = _threads.Planner(batch_rows=entry_records, max_depth=100, max_record_size=1 << 20)
+    planner.index_entries(ranges.append, entries, lambda group: group, True)
+    step = min(max(4 << 20, (megabytes << 20) // 32), 16 << 20)
+    assert [r.records for r in ranges[:-1]] == [step // entry_bytes * entry_records] * (len(ranges) - 1)
+    assert sum(r.records for r in ranges) == megabytes * entry_records
+    assert [r.stop for r in ranges] == [min((k + 1) * step, megabytes << 20) for k in range(len(ranges))]
+    assert [r.last for r in ranges] == [False] * (len(ranges) - 1) + [True]
