@@ -13,7 +13,9 @@ them, and nothing else: no input is read, no key looked up, no field dispatched.
 - ``datetime``: ``zp_new_datetime`` (``cython/zp_object.h``, the decoder's);
 - ``int``: ``PyLong_FromLongLong`` (``PyLong_FromUnsignedLongLong`` above int64);
   ``float``: ``PyFloat_FromDouble``; ``bytes``: ``PyBytes_FromStringAndSize``;
-  ``bool`` and ``None``: the singletons.
+- a value the decoder does not build anew (the same object in two decodes of the
+  record: ``None``, the bools, CPython's small ints, the shared zero value of an absent
+  field): taken by reference.
 
 A record of other values (containers, nested records, other classes) is refused: its
 floor is not this one.
@@ -59,7 +61,7 @@ cdef extern from "zp_object.h":
                               int usecond, PyObject *tz)
 
 cdef enum:
-    F_NONE = 0       # a singleton: None, True, False
+    F_SHARED = 0     # the decoder's own object: a reference taken
     F_STR = 1
     F_DATETIME = 2
     F_INT = 3
@@ -82,15 +84,16 @@ cdef struct Field:
 
 
 cdef class Floor:
-    """Builds, on each ``build()``, a new instance of ``type(record)`` holding new objects
-    equal to ``record``'s field values (a slots record of atoms)."""
+    """Builds, on each ``build()``, a new instance of ``type(record)`` holding objects equal
+    to ``record``'s field values (a slots record of atoms): new ones, but for the values
+    that are the very same objects in ``again`` (a second decode of the same input)."""
     cdef PyTypeObject *tp
     cdef Field *fields
     cdef Py_ssize_t count
     cdef list values
     cdef object cls
 
-    def __init__(self, record):
+    def __init__(self, record, again):
         cls = type(record)
         names = [name for klass in cls.__mro__ for name in getattr(klass, "__slots__", ())]
         self.cls = cls
@@ -104,15 +107,15 @@ cdef class Floor:
             offset = zp_member_offset(getattr(cls, name), self.tp)
             if offset < 0 or not hasattr(record, name):
                 continue
-            self.add(offset, getattr(record, name))
+            self.add(offset, getattr(record, name), getattr(again, name) is getattr(record, name))
 
-    cdef add(self, Py_ssize_t offset, value):
+    cdef add(self, Py_ssize_t offset, value, bint shared):
         cdef Field *f = &self.fields[self.count]
         f.offset = offset
         f.value = <PyObject *>value
         self.values.append(value)
-        if value is None or value is True or value is False:
-            f.what = F_NONE
+        if shared:
+            f.what = F_SHARED
         elif type(value) is str:
             f.what = F_STR
             f.length = PyUnicode_GET_LENGTH(value)
