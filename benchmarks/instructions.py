@@ -96,16 +96,21 @@ def _child(library: str, selectors: list[str], sizes: dict[str, int]) -> None:
             name = f"{shape.name}:{direction}"
             if name not in pairs and not any(f in names for f in shape.families):
                 continue
-            function = shape_operation(shape, direction, library)
             count = loop_count(len(shape.schema.encode(shape.zebrapack_value)))
-            for _ in range(3):
-                function()
-            zlib.crc32(b"")
-            for _ in range(count):
-                function()
-            zlib.crc32(b"")
-            order.append((name, count))
+            order.append(counted_loop(name, shape_operation(shape, direction, library), count))
     print(repr(order))
+
+
+def counted_loop(name: str, function: Callable[[], Any], count: int) -> tuple[str, int]:
+    """Under valgrind: ``count`` calls of function between two crc32 calls (dump boundaries),
+    after three calls to warm up; (name, count) for the parent's order."""
+    for _ in range(3):
+        function()
+    zlib.crc32(b"")
+    for _ in range(count):
+        function()
+    zlib.crc32(b"")
+    return name, count
 
 
 def _functions(path: str, count: int, top: int) -> list[tuple[str, int]]:
@@ -136,16 +141,17 @@ def _functions(path: str, count: int, top: int) -> list[tuple[str, int]]:
 
 
 def measure(library: str, selectors: Sequence[str] = (), top: int = 0,
-            sizes: dict[str, int] | None = None) -> dict[str, Count]:
+            sizes: dict[str, int] | None = None, module: str = "benchmarks.instructions") -> dict[str, Count]:
     """Instructions per operation of each row:direction for one library (see the module doc);
-    ``sizes`` as the benchmarks' ``--size`` (the rows' list lengths)."""
+    ``sizes`` as the benchmarks' ``--size`` (the rows' list lengths). ``module``: the one whose
+    ``--child`` runs the loops (``benchmarks.decode_floor`` has its own operations)."""
     size_args = [f"--size={name}={value}" for name, value in (sizes or {}).items()]
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         child = subprocess.run(
             ["valgrind", "--tool=callgrind", "--dump-before=zlib_crc32", "--compress-strings=no",
              f"--callgrind-out-file={out}",
-             sys.executable, "-m", "benchmarks.instructions", "--child", library, *size_args, "--", *selectors],
+             sys.executable, "-m", module, "--child", library, *size_args, "--", *selectors],
             capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}, cwd=ROOT)
         if child.returncode != 0:
             raise RuntimeError(f"the {library} run under valgrind failed:\n{child.stderr[-3000:]}")

@@ -240,7 +240,7 @@ cdef class Codec:
         ``strict=True`` rejects what the Go reader rejects (e.g. a uint
         encoding in a signed field). Raises ``DecodeError``.
         """
-        return self._run_decode(data, type, strict, 0, -1, 0, 0)
+        return self._run_decode(data, type, strict, 0, -1, 0, 0)     # decode(data): _decode_fastcall below
 
     @cython.binding(False)
     @cython.embedsignature.format("clinic")
@@ -412,20 +412,22 @@ cdef class Codec:
 
 cdef extern from *:
     """
-    /* Codec.encode replaced by a METH_FASTCALL | METH_KEYWORDS C function of our own,
-       its name and docstring kept. The method table entry lives as long as the type. */
-    static PyMethodDef zp_encode_method;
+    /* A method of a type (Codec.encode, Codec.decode) replaced by a METH_FASTCALL |
+       METH_KEYWORDS C function of our own, its name and docstring kept. The method
+       table entries live as long as the type. */
+    static PyMethodDef zp_fast_methods[2];
 
-    static int zp_install_encode(PyTypeObject *tp, void *function, const char *doc) {
+    static int zp_install_fastcall(PyTypeObject *tp, int index, const char *name, void *function, const char *doc) {
         PyObject *descr;
-        zp_encode_method.ml_name = "encode";
-        zp_encode_method.ml_meth = (PyCFunction)(void (*)(void))function;
-        zp_encode_method.ml_flags = METH_FASTCALL | METH_KEYWORDS;
-        zp_encode_method.ml_doc = doc;
-        descr = PyDescr_NewMethod(tp, &zp_encode_method);
+        PyMethodDef *method = &zp_fast_methods[index];
+        method->ml_name = name;
+        method->ml_meth = (PyCFunction)(void (*)(void))function;
+        method->ml_flags = METH_FASTCALL | METH_KEYWORDS;
+        method->ml_doc = doc;
+        descr = PyDescr_NewMethod(tp, method);
         if (descr == NULL)
             return -1;
-        if (PyDict_SetItemString(tp->tp_dict, "encode", descr) < 0) {
+        if (PyDict_SetItemString(tp->tp_dict, name, descr) < 0) {
             Py_DECREF(descr);
             return -1;
         }
@@ -434,7 +436,7 @@ cdef extern from *:
         return 0;
     }
     """
-    int zp_install_encode(PyTypeObject *tp, void *function, const char *doc) except -1
+    int zp_install_fastcall(PyTypeObject *tp, int index, const char *name, void *function, const char *doc) except -1
     object PyObject_Vectorcall(object callable, PyObject **args, size_t nargsf, PyObject *kwnames)
 
 
@@ -471,4 +473,20 @@ cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyO
 # its docstring with the text signature first, as the def's (kept alive here)
 cdef bytes _ENCODE_DOC = (f"encode{_encode_parsing.__text_signature__}\n--\n\n"
                           f"{_encode_parsing.__doc__}").encode("utf-8")
-zp_install_encode(<PyTypeObject *>Codec, <void *>_encode_fastcall, _ENCODE_DOC)
+zp_install_fastcall(<PyTypeObject *>Codec, 0, "encode", <void *>_encode_fastcall, _ENCODE_DOC)
+
+
+# Codec.decode as CPython calls it: decode(data), the call of every loop, goes straight
+# to _run_decode without argument parsing (as encode(obj) above); any other call through
+# the def's own parsing, its errors Python's.
+cdef object _decode_parsing = Codec.__dict__["decode"]
+
+cdef object _decode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames):
+    if kwnames == NULL and nargs == 1:
+        return (<Codec>self)._run_decode(<object>args[0], None, False, 0, -1, 0, 0)
+    return PyObject_Vectorcall(_decode_parsing.__get__(self, Codec), args, nargs, kwnames)
+
+
+cdef bytes _DECODE_DOC = (f"decode{_decode_parsing.__text_signature__}\n--\n\n"
+                          f"{_decode_parsing.__doc__}").encode("utf-8")
+zp_install_fastcall(<PyTypeObject *>Codec, 1, "decode", <void *>_decode_fastcall, _DECODE_DOC)

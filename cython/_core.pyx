@@ -14,7 +14,7 @@ order:
   the decoder, the stream and the columnar reader), ``zp_trail.h`` (the steps of a
   value tree, the one builder of every error's field path, the one nesting guard:
   max_depth and the thread's C stack), ``zp_civil.h`` (civil dates),
-  ``zp_object.h`` (member-slot access), ``zp_stack.h`` (the thread's stack bounds),
+  ``zp_object.h`` (member-slot access, datetimes built in place), ``zp_stack.h`` (the thread's stack bounds),
   ``zp_freelist.h`` (the memory of dropped records, kept for the next).
 - ``_skip.pxi``, ``_read.pxi``: ``zp_skip.h``'s skipper and ``zp_read.h``'s readers
   declared, for the decoder and the columnar reader, each with its own raise.
@@ -56,7 +56,6 @@ from cpython.datetime cimport (
     datetime_microsecond,
     datetime_minute,
     datetime_month,
-    datetime_new,
     datetime_second,
     datetime_tzinfo,
     datetime_year,

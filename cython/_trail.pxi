@@ -118,8 +118,9 @@ cdef inline void trail_leave(Trail *t) noexcept:
 
 cdef inline void trail_field(Trail *t, PyObject *fp) noexcept:
     """At the field whose FieldPlan is fp (borrowed: the codec owns it)."""
-    t.entries[t.guard.depth].kind = ZP_STEP_FIELD
-    t.entries[t.guard.depth].ref = fp
+    cdef zp_step *entry = &t.entries[t.guard.depth]     # once: the stores may alias the trail's words
+    entry.kind = ZP_STEP_FIELD
+    entry.ref = fp
 
 
 cdef inline void trail_index(Trail *t, Py_ssize_t index) noexcept:

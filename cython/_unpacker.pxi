@@ -452,6 +452,11 @@ cdef object (*_read_time)(Reader *, bint)
 _read_time = read_time
 
 
+cdef extern from "zp_object.h":
+    object zp_new_datetime(PyTypeObject *type, int year, int month, int day, int hour, int minute, int second,
+                           int usecond, object tz)
+
+
 @cython.cdivision(True)    # C division: second_of_day and nanos are never negative here
 cdef object make_time(int64_t seconds, int64_t nanos, bint field_level):
     """A datetime (a Timestamp below the microsecond), or a GoTime outside the years 1-9999."""
@@ -472,7 +477,7 @@ cdef object make_time(int64_t seconds, int64_t nanos, bint field_level):
     second -= minute * 60
     micros = <int>(nanos // 1000)
     if nanos == <int64_t>micros * 1000:
-        return datetime_new(year, month, day, hour, minute, second, micros, _UTC)
+        return zp_new_datetime(PyDateTimeAPI.DateTimeType, year, month, day, hour, minute, second, micros, _UTC)
     return _Timestamp(year, month, day, hour, minute, second, micros, _UTC, nanosecond=nanos - <int64_t>micros * 1000)
 
 
@@ -720,6 +725,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             value = read_integer(r, <TypePlan>fc.type, r.buf[r.pos])     # read_value's own path, one call less
         elif fc.time_field:
             value = _read_time(r, True)         # out of line: read_struct's frame stays small
+            holds_gc = holds_gc or zp_is_gc(value)     # (a Timestamp or GoTime: a Python class)
         elif fc.kind == K_STRING and r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0 \
                 and (r.buf[r.pos] & 0x1f) < r.end - r.pos:
             # a fixstr in the input: read_str's path without read_value's dispatch
@@ -739,11 +745,13 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             # a non-nil *T is read as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)
             value = read_value(r, <TypePlan>fc.elem)
+            holds_gc = holds_gc or zp_is_gc(value)
         else:
             value = read_value(r, <TypePlan>fc.type)
+            holds_gc = holds_gc or zp_is_gc(value)
+        # (the branches above that build an int, str, bool, float or bytes hold no such value)
         if slots:
             filled += zp_slot_store(obj, fc.offset, value)
-            holds_gc = holds_gc or zp_is_gc(value)
         else:
             obj[(<FieldPlan>fc.plan).attr] = value
     trail_leave(&r.trail)

@@ -7,6 +7,7 @@
 
 #include <Python.h>
 #include <structmember.h>
+#include <datetime.h>
 #include "zp_wire.h"
 
 #ifndef T_OBJECT_EX
@@ -194,6 +195,36 @@ ZP_ALWAYS_INLINE const char *zp_str_utf8_held(PyObject *o, Py_ssize_t *n) {
 static inline void zp_bytes_shrink(PyObject *b, Py_ssize_t n) {
     Py_SET_SIZE(b, n);
     PyBytes_AS_STRING(b)[n] = '\0';
+}
+
+/* A datetime of type (the datetime module's DateTimeType) with these fields, tzinfo tz
+ * (a reference taken) and fold 0, made as the module's own constructor (new_datetime_ex2)
+ * makes it: the type's tp_alloc, then the fields in datetime.h's public layout (the year
+ * big-endian in data[0..1], the microsecond in data[7..9], as the PyDateTime_GET_ macros
+ * read them). Without that constructor's call through the C API capsule, its range
+ * checks (the caller's fields are in range by construction: zp_civil.h) and its test of
+ * tz's type. */
+static PyObject *zp_new_datetime(PyTypeObject *type, int year, int month, int day, int hour, int minute,
+                                 int second, int usecond, PyObject *tz) {
+    PyDateTime_DateTime *self = (PyDateTime_DateTime *)type->tp_alloc(type, 1);
+    if (self == NULL)
+        return NULL;
+    self->hashcode = -1;
+    self->hastzinfo = 1;
+    self->data[0] = (unsigned char)(year >> 8);
+    self->data[1] = (unsigned char)year;
+    self->data[2] = (unsigned char)month;
+    self->data[3] = (unsigned char)day;
+    self->data[4] = (unsigned char)hour;
+    self->data[5] = (unsigned char)minute;
+    self->data[6] = (unsigned char)second;
+    self->data[7] = (unsigned char)(usecond >> 16);
+    self->data[8] = (unsigned char)(usecond >> 8);
+    self->data[9] = (unsigned char)usecond;
+    self->fold = 0;
+    Py_INCREF(tz);
+    self->tzinfo = tz;
+    return (PyObject *)self;
 }
 
 /* Whether an exact int is 0. */

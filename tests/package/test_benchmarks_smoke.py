@@ -166,3 +166,33 @@ def test_arrow_instruction_counts_set_zebrapack_arrow_beside_go_generated_code()
     for _, label in instructions_arrow.ZEBRAPACK_PASSES + instructions_arrow.GO_PASSES:
         assert f"{label}: " in text       # its costliest functions
     assert "zpeer/zp.(*A).MarshalMsg (zpeer)" in text and "(_core." in text   # both sides
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="the floor's builder is compiled on first use")
+def test_decode_floor_builds_equal_records_of_new_objects_and_refuses_containers() -> None:
+    from benchmarks import _family, decode_floor
+
+    decode_floor.build_floor()
+    shapes = {shape.name: shape for shape in _family.select(["A", "tiny", "wide", "wide 2/40 set", "8 int64"],
+                                                               {"n": 8})}
+    for name in ("A", "tiny", "wide", "wide 2/40 set"):
+        record = shapes[name].schema.decode(shapes[name].schema.encode(shapes[name].zebrapack_value))
+        build = decode_floor.floor_operation(shapes[name], "objects")
+        built = build()
+        assert type(built) is type(record) and built == record
+        for slot in type(record).__slots__:
+            if isinstance(getattr(record, slot, None), (str, float)) and getattr(record, slot):
+                assert getattr(built, slot) is not getattr(record, slot)     # new objects, not the record's
+        assert decode_floor.floor_operation(shapes[name], "loop")() is None
+    with pytest.raises(TypeError, match="atoms only, not list"):
+        decode_floor.floor_operation(shapes["8 int64"], "objects")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="callgrind counts need valgrind on PATH")
+def test_decode_floor_counts_the_objects_below_both_decodes() -> None:
+    from benchmarks import decode_floor
+
+    text = decode_floor.main(["tiny"])
+    row = next(line for line in text.splitlines() if line.startswith("| tiny |"))
+    zp, ms, objects, loop = (int(cell.replace(",", "")) for cell in row.split("|")[2:6])
+    assert 0 < loop < objects < min(zp, ms)

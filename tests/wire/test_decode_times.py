@@ -5,11 +5,14 @@ time still decode as before."""
 
 from __future__ import annotations
 
+import pickle
 import struct
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import zebrapack
 from zebrapack import DecodeError
@@ -61,3 +64,36 @@ def test_times_in_every_encoding_and_nanoseconds_that_carry(schema: zebrapack.Sc
     with pytest.raises(DecodeError, match="strict") as caught:
         schema.decode(b"\x81\x00\x91\xc8\x00\x0c\x05" + struct.pack(">qi", 1, 0), Times, strict=True)
     assert caught.value.path == "Times.V[0]"
+
+
+@dataclass(slots=True)
+class Stamp:
+    At: datetime | None = field(default=None, metadata={"zid": 0})
+
+
+@settings(max_examples=300, deadline=None)
+@given(seconds=st.integers(min_value=-62135596800, max_value=253402300799),
+       micros=st.integers(min_value=0, max_value=999_999))
+def test_decoded_times_are_datetimes_in_every_way(schema: zebrapack.Schema, seconds: int, micros: int) -> None:
+    # the core builds a decoded datetime itself (zp_new_datetime), fields in datetime.h's
+    # layout, not through the datetime module's constructor: it must be that datetime in
+    # every respect, its hash, fold, tzinfo, text and pickle included
+    expected = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=seconds, microseconds=micros)
+    items = [schema.decode(b"\x81\x00\x91" + ext5(seconds, micros * 1000), Times).V[0]]
+    field_level = zebrapack.schema_from_dataclasses(Stamp, package="stamp").decode(
+        b"\x81\x00" + ext5(seconds, micros * 1000), Stamp).At
+    if (seconds, micros) == (-62135596800, 0):
+        assert field_level is None      # Go's zero instant, at a struct's own time field
+    else:
+        items.append(field_level)
+    for got in items:
+        assert type(got) is datetime
+        assert got == expected and hash(got) == hash(expected)
+        assert got.fold == 0 and got.tzinfo is timezone.utc and got.utcoffset() == timedelta(0)
+        assert (got.year, got.month, got.day, got.hour, got.minute, got.second, got.microsecond) == (
+            expected.year, expected.month, expected.day, expected.hour, expected.minute, expected.second,
+            expected.microsecond)
+        assert got.isoformat() == expected.isoformat() and repr(got) == repr(expected)
+        assert pickle.loads(pickle.dumps(got)) == expected
+        assert got.replace(tzinfo=None) == expected.replace(tzinfo=None)
+        assert hash(got.replace(fold=1)) == hash(expected.replace(fold=1))
