@@ -233,9 +233,15 @@ cdef inline const char *exact_str_utf8(object s, Py_ssize_t *n) noexcept:
     caches it in the str as msgspec's encoder has it do; NULL for a str that has no
     UTF-8 (a surrogate: write_str raises that)."""
     cdef const char *text = zp_str_utf8_held(s, n)
+    cdef Py_ssize_t size
     if text != NULL:
         return text
-    return zp_str_utf8_or_null(s, n)
+    # its size through a local of its own: the caller's n then never has its address
+    # taken by a call, and stays in a register
+    size = 0
+    text = zp_str_utf8_or_null(s, &size)
+    n[0] = size
+    return text
 
 
 cdef inline bint int_fits(object value, bint is_signed, int64_t imin, int64_t imax, uint64_t umax,
@@ -977,12 +983,16 @@ cdef inline unsigned char *store_field_key(unsigned char *p, FieldC *fc) noexcep
 
 
 cdef inline unsigned char *store_counted_key(unsigned char *p, FieldC *fc, Py_ssize_t *count) noexcept:
-    """store_field_key for store_inline_field's fields, each one more entry in count (NULL:
-    not counted): the map header's count without a test per field of whether it was
-    stored."""
-    if count != NULL:
-        count[0] += 1
-    return store_field_key(p, fc)
+    """store_field_key for store_inline_field's fields. count not NULL (write_flat_record's
+    loop): one more entry in it, the map header's count without a test per field of
+    whether it was stored, and the key stored as its one word (FieldC.wkey_word: a flat
+    plan's keys are one word each, fields_flat), with no load of it through wkey nor a
+    test of its length. NULL (write_struct): the key as words, whatever its length."""
+    if count == NULL:
+        return store_field_key(p, fc)
+    count[0] += 1
+    memcpy(p, &fc.wkey_word, 8)             # one store (its room includes the word's overrun)
+    return p + fc.wkey_len
 
 
 cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
@@ -1009,6 +1019,8 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
     cdef Py_ssize_t n
     cdef const char *text
     cdef unsigned char byte
+    cdef unsigned char *q
+    cdef Py_ssize_t rare_room, rare_count   # (set where used: stores at every field otherwise)
     # A range test and tests in the order of how common the kinds are, the rarer kinds
     # out of line: a chain of tests costs the common kinds less than a jump table.
     if inline_kind <= INLINE_UNSIGNED:
@@ -1035,7 +1047,9 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
         if tp != &PyUnicode_Type:
             return NULL
         text = exact_str_utf8(<object>slot, &n)
-        if text == NULL or n > ZP_MAX_LENGTH32:     # write_str raises
+        # longer than msgpack allows: write_str raises (not checked, data_room refuses it:
+        # its budget is never more than that)
+        if text == NULL or (checked and n > ZP_MAX_LENGTH32):
             return NULL
         if n == 0 and omit:
             return p
@@ -1061,7 +1075,17 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
         return store_time_field(p, fc, slot, omit, count)
-    return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, room, count)
+    # the rare kinds' budget and count through locals of their own: those of the caller
+    # (write_flat_record's loop) never have their address taken, and stay in registers
+    rare_room = room[0] if room != NULL else 0
+    rare_count = 0
+    q = store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, &rare_room,
+                                &rare_count if count != NULL else NULL)
+    if room != NULL:
+        room[0] = rare_room
+    if count != NULL:
+        count[0] += rare_count
+    return q
 
 
 cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObject *slot, bint omit,
@@ -1079,7 +1103,9 @@ cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObje
 
 cdef inline bint data_room(unsigned char *p, unsigned char *limit, FieldC *fc, Py_ssize_t n, bint checked,
                            Py_ssize_t *room) noexcept:
-    """Whether a str's or []byte's n bytes of data fit (store_inline_field's room)."""
+    """Whether a str's or []byte's n bytes of data fit (store_inline_field's room). Not
+    checked, the budget is at most ZP_MAX_LENGTH32 (flat_fields): data longer than
+    msgpack allows never fits."""
     if checked:
         return fc.inline_room + n <= limit - p
     if n > room[0]:
@@ -1104,7 +1130,7 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
         n = PyBytes_GET_SIZE(<object>slot)
         if n == 0 and omit:
             return p
-        if n > ZP_MAX_LENGTH32:             # write_bin raises
+        if checked and n > ZP_MAX_LENGTH32:     # write_bin raises (not checked: data_room refuses it)
             return NULL
         if not data_room(p, limit, fc, n, checked, room):
             return NO_ROOM if checked else NULL
@@ -1316,7 +1342,8 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
     cdef unsigned char *p = start + header_size
     cdef unsigned char *q
     cdef Py_ssize_t count = 0
-    cdef Py_ssize_t room = (limit - start) - sp.flat_room     # not checked: the budget for data
+    # not checked: the budget for data, never more than msgpack's longest str or bin
+    cdef Py_ssize_t room = min((limit - start) - sp.flat_room, ZP_MAX_LENGTH32)
     cdef FieldC *fc = sp.cfields
     cdef FieldC *end = fc + sp.field_count
     cdef PyObject *slot
