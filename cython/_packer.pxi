@@ -1343,7 +1343,8 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
     cdef unsigned char *q
     cdef Py_ssize_t count = 0
     # not checked: the budget for data, never more than msgpack's longest str or bin
-    cdef Py_ssize_t room = min((limit - start) - sp.flat_room, ZP_MAX_LENGTH32)
+    # (capped before the fixed room is taken: encode's stack buffer's room is a constant)
+    cdef Py_ssize_t room = min(cap - pos, ZP_MAX_LENGTH32) - sp.flat_room
     cdef FieldC *fc = sp.cfields
     cdef FieldC *end = fc + sp.field_count
     cdef PyObject *slot
