@@ -233,15 +233,9 @@ cdef inline const char *exact_str_utf8(object s, Py_ssize_t *n) noexcept:
     caches it in the str as msgspec's encoder has it do; NULL for a str that has no
     UTF-8 (a surrogate: write_str raises that)."""
     cdef const char *text = zp_str_utf8_held(s, n)
-    cdef Py_ssize_t size
     if text != NULL:
         return text
-    # its size through a local of its own: the caller's n then never has its address
-    # taken by a call, and stays in a register
-    size = 0
-    text = zp_str_utf8_or_null(s, &size)
-    n[0] = size
-    return text
+    return zp_str_utf8_or_null(s, n)
 
 
 cdef inline bint int_fits(object value, bint is_signed, int64_t imin, int64_t imax, uint64_t umax,
@@ -1075,16 +1069,15 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
         return store_time_field(p, fc, slot, omit, count)
+    if count == NULL:                       # write_struct's (room NULL too): nothing to keep
+        return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, NULL, NULL)
     # the rare kinds' budget and count through locals of their own: those of the caller
     # (write_flat_record's loop) never have their address taken, and stay in registers
-    rare_room = room[0] if room != NULL else 0
+    rare_room = room[0]
     rare_count = 0
-    q = store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, &rare_room,
-                                &rare_count if count != NULL else NULL)
-    if room != NULL:
-        room[0] = rare_room
-    if count != NULL:
-        count[0] += rare_count
+    q = store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, &rare_room, &rare_count)
+    room[0] = rare_room
+    count[0] += rare_count
     return q
 
 
@@ -1199,13 +1192,13 @@ cdef int write_inline_field_grown(Writer *w, FieldC *fc, int kind, PyObject *slo
     return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL))
 
 
-cdef inline Py_ssize_t skip_zero_slots(FieldC *fields, Py_ssize_t j, Py_ssize_t n, object obj) noexcept:
-    """The first field from j whose slot does not hold the field's zero by identity (n
+cdef inline FieldC *skip_zero_slots(FieldC *fc, FieldC *end, object obj) noexcept:
+    """The first field from fc whose slot does not hold the field's zero by identity (end
     when none does). For a record read by its slots with zero fields omitted: a run of
     zero fields, the bulk of a sparse record, costs a load and a compare per field."""
-    while j < n and zp_slot_get(obj, fields[j].offset) == fields[j].zero:
-        j += 1
-    return j
+    while fc < end and zp_slot_get(obj, fc.offset) == fc.zero:
+        fc += 1
+    return fc
 
 
 cdef inline Py_ssize_t open_struct_map(Writer *w, StructPlan sp, Py_ssize_t header_size, bint with_name) noexcept:
@@ -1227,7 +1220,9 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
     msgp mode every field is written, omitempty or not."""
     cdef FieldC *fields = (sp.cmsgp_every if inlined else sp.cmsgp_fields) if w.msgp else sp.cfields
     cdef FieldC *fc
-    cdef Py_ssize_t count, key_pos, header_pos, header_size, j, n
+    cdef FieldC *next_field = fields       # walked by pointer: no multiply by FieldC's size a field
+    cdef FieldC *end = fields + sp.field_count
+    cdef Py_ssize_t count, key_pos, header_pos, header_size
     cdef Py_ssize_t next_unknown = 0, unknown_count = 0
     cdef PyObject *slot
     cdef bint direct = sp.slots_readable and Py_TYPE(obj) == sp.tp
@@ -1242,11 +1237,9 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
     header_pos = w.pos
     count = open_struct_map(w, sp, header_size, with_name)
     writer_enter(w)
-    j = 0
-    n = sp.field_count
-    while j < n:
-        fc = &fields[j]
-        j += 1
+    while next_field < end:
+        fc = next_field
+        next_field += 1
         if unknown_count and not w.msgp:    # unknown zids go back in zid order
             while next_unknown < unknown_count and _entry_before(unknown[next_unknown], fc.zid):
                 count += put_unknown_entry(w, unknown[next_unknown])
@@ -1261,7 +1254,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
         omit = omit_zeros | fc.omitempty
         if slot == fc.zero and omit:        # fc.zero is never NULL: an unset slot is not skipped
             if direct and omit_zeros and unknown_count == 0:   # and the zeros after it, in a tight loop
-                j = skip_zero_slots(fields, j, n, obj)
+                next_field = skip_zero_slots(next_field, end, obj)
             continue                        # nothing can fail here: no trail entry needed
         if slot == NULL:
             trail_field(&w.trail, fc.plan)

@@ -63,13 +63,6 @@ static inline PyObject *zp_slot_get(PyObject *obj, Py_ssize_t offset) {
     return *zp_slot(obj, offset);
 }
 
-/* The branch taken most (where the compiler cannot see it): laid out in line. */
-#if defined(__GNUC__) || defined(__clang__)
-#define ZP_EXPECT(x, v) __builtin_expect((x), (v))
-#else
-#define ZP_EXPECT(x, v) (x)
-#endif
-
 /* The value of an exact int of at most two digits (|v| < 2**60 with 30-bit
  * digits) read inline; 0 when it is larger (the caller asks the C API). */
 ZP_ALWAYS_INLINE int zp_small_long(PyObject *o, long long *out) {
@@ -182,7 +175,7 @@ ZP_ALWAYS_INLINE int zp_is_compact_ascii(PyObject *o) {
  * characters (right after its PyASCIIObject), or the UTF-8 a non-ASCII one caches once
  * it has been asked for it (PyUnicode_AsUTF8AndSize); NULL when it holds none yet. */
 ZP_ALWAYS_INLINE const char *zp_str_utf8_held(PyObject *o, Py_ssize_t *n) {
-    if (ZP_EXPECT(zp_is_compact_ascii(o), 1)) {     /* text is mostly ASCII: laid out in line */
+    if (zp_is_compact_ascii(o)) {
         *n = PyUnicode_GET_LENGTH(o);
         return (const char *)((PyASCIIObject *)o + 1);
     }
