@@ -977,12 +977,16 @@ cdef inline unsigned char *store_field_key(unsigned char *p, FieldC *fc) noexcep
 
 
 cdef inline unsigned char *store_counted_key(unsigned char *p, FieldC *fc, Py_ssize_t *count) noexcept:
-    """store_field_key for store_inline_field's fields, each one more entry in count (NULL:
-    not counted): the map header's count without a test per field of whether it was
-    stored."""
-    if count != NULL:
-        count[0] += 1
-    return store_field_key(p, fc)
+    """store_field_key for store_inline_field's fields. count not NULL (write_flat_record's
+    loop): one more entry in it, the map header's count without a test per field of
+    whether it was stored, and the key stored as its one word (FieldC.wkey_word: a flat
+    plan's keys are one word each, fields_flat), with no load of it through wkey nor a
+    test of its length. NULL (write_struct): the key as words, whatever its length."""
+    if count == NULL:
+        return store_field_key(p, fc)
+    count[0] += 1
+    memcpy(p, &fc.wkey_word, 8)             # one store (its room includes the word's overrun)
+    return p + fc.wkey_len
 
 
 cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
@@ -1009,6 +1013,8 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
     cdef Py_ssize_t n
     cdef const char *text
     cdef unsigned char byte
+    cdef unsigned char *q
+    cdef Py_ssize_t rare_room, rare_count   # (set where used: stores at every field otherwise)
     # A range test and tests in the order of how common the kinds are, the rarer kinds
     # out of line: a chain of tests costs the common kinds less than a jump table.
     if inline_kind <= INLINE_UNSIGNED:
@@ -1035,7 +1041,9 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
         if tp != &PyUnicode_Type:
             return NULL
         text = exact_str_utf8(<object>slot, &n)
-        if text == NULL or n > ZP_MAX_LENGTH32:     # write_str raises
+        # longer than msgpack allows: write_str raises (not checked, data_room refuses it:
+        # its budget is never more than that)
+        if text == NULL or (checked and n > ZP_MAX_LENGTH32):
             return NULL
         if n == 0 and omit:
             return p
@@ -1061,7 +1069,16 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
         if checked and fc.inline_room > limit - p:
             return NO_ROOM
         return store_time_field(p, fc, slot, omit, count)
-    return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, room, count)
+    if count == NULL:                       # write_struct's (room NULL too): nothing to keep
+        return store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, NULL, NULL)
+    # the rare kinds' budget and count through locals of their own: those of the caller
+    # (write_flat_record's loop) never have their address taken, and stay in registers
+    rare_room = room[0]
+    rare_count = 0
+    q = store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, &rare_room, &rare_count)
+    room[0] = rare_room
+    count[0] += rare_count
+    return q
 
 
 cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObject *slot, bint omit,
@@ -1079,7 +1096,9 @@ cdef inline unsigned char *store_time_field(unsigned char *p, FieldC *fc, PyObje
 
 cdef inline bint data_room(unsigned char *p, unsigned char *limit, FieldC *fc, Py_ssize_t n, bint checked,
                            Py_ssize_t *room) noexcept:
-    """Whether a str's or []byte's n bytes of data fit (store_inline_field's room)."""
+    """Whether a str's or []byte's n bytes of data fit (store_inline_field's room). Not
+    checked, the budget is at most ZP_MAX_LENGTH32 (flat_fields): data longer than
+    msgpack allows never fits."""
     if checked:
         return fc.inline_room + n <= limit - p
     if n > room[0]:
@@ -1104,7 +1123,7 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
         n = PyBytes_GET_SIZE(<object>slot)
         if n == 0 and omit:
             return p
-        if n > ZP_MAX_LENGTH32:             # write_bin raises
+        if checked and n > ZP_MAX_LENGTH32:     # write_bin raises (not checked: data_room refuses it)
             return NULL
         if not data_room(p, limit, fc, n, checked, room):
             return NO_ROOM if checked else NULL
@@ -1173,13 +1192,13 @@ cdef int write_inline_field_grown(Writer *w, FieldC *fc, int kind, PyObject *slo
     return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL))
 
 
-cdef inline Py_ssize_t skip_zero_slots(FieldC *fields, Py_ssize_t j, Py_ssize_t n, object obj) noexcept:
-    """The first field from j whose slot does not hold the field's zero by identity (n
+cdef inline FieldC *skip_zero_slots(FieldC *fc, FieldC *end, object obj) noexcept:
+    """The first field from fc whose slot does not hold the field's zero by identity (end
     when none does). For a record read by its slots with zero fields omitted: a run of
     zero fields, the bulk of a sparse record, costs a load and a compare per field."""
-    while j < n and zp_slot_get(obj, fields[j].offset) == fields[j].zero:
-        j += 1
-    return j
+    while fc < end and zp_slot_get(obj, fc.offset) == fc.zero:
+        fc += 1
+    return fc
 
 
 cdef inline Py_ssize_t open_struct_map(Writer *w, StructPlan sp, Py_ssize_t header_size, bint with_name) noexcept:
@@ -1201,7 +1220,9 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
     msgp mode every field is written, omitempty or not."""
     cdef FieldC *fields = (sp.cmsgp_every if inlined else sp.cmsgp_fields) if w.msgp else sp.cfields
     cdef FieldC *fc
-    cdef Py_ssize_t count, key_pos, header_pos, header_size, j, n
+    cdef FieldC *next_field = fields       # walked by pointer: no multiply by FieldC's size a field
+    cdef FieldC *end = fields + sp.field_count
+    cdef Py_ssize_t count, key_pos, header_pos, header_size
     cdef Py_ssize_t next_unknown = 0, unknown_count = 0
     cdef PyObject *slot
     cdef bint direct = sp.slots_readable and Py_TYPE(obj) == sp.tp
@@ -1216,11 +1237,9 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
     header_pos = w.pos
     count = open_struct_map(w, sp, header_size, with_name)
     writer_enter(w)
-    j = 0
-    n = sp.field_count
-    while j < n:
-        fc = &fields[j]
-        j += 1
+    while next_field < end:
+        fc = next_field
+        next_field += 1
         if unknown_count and not w.msgp:    # unknown zids go back in zid order
             while next_unknown < unknown_count and _entry_before(unknown[next_unknown], fc.zid):
                 count += put_unknown_entry(w, unknown[next_unknown])
@@ -1235,7 +1254,7 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
         omit = omit_zeros | fc.omitempty
         if slot == fc.zero and omit:        # fc.zero is never NULL: an unset slot is not skipped
             if direct and omit_zeros and unknown_count == 0:   # and the zeros after it, in a tight loop
-                j = skip_zero_slots(fields, j, n, obj)
+                next_field = skip_zero_slots(next_field, end, obj)
             continue                        # nothing can fail here: no trail entry needed
         if slot == NULL:
             trail_field(&w.trail, fc.plan)
@@ -1316,7 +1335,9 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
     cdef unsigned char *p = start + header_size
     cdef unsigned char *q
     cdef Py_ssize_t count = 0
-    cdef Py_ssize_t room = (limit - start) - sp.flat_room     # not checked: the budget for data
+    # not checked: the budget for data, never more than msgpack's longest str or bin
+    # (capped before the fixed room is taken: encode's stack buffer's room is a constant)
+    cdef Py_ssize_t room = min(cap - pos, ZP_MAX_LENGTH32) - sp.flat_room
     cdef FieldC *fc = sp.cfields
     cdef FieldC *end = fc + sp.field_count
     cdef PyObject *slot

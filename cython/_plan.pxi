@@ -117,6 +117,8 @@ cdef struct FieldC:
     # Encode only (write_struct):
     const char *wkey                # the key this array's mode writes: zid_key in cfields, tag_key in cmsgp_fields,
     Py_ssize_t wkey_len             # padded for zp_copy_words (FieldPlan.zid_key_words, tag_key_words)
+    uint64_t wkey_word              # wkey's first 8 bytes (its padding's zeros past a shorter key): the
+                                    # whole key when wkey_len <= 8, as every key of a flat plan is
     int inline_kind                 # INLINE_*: which exact built-in values write_struct writes inline
     int inline_room                 # the room an inline field takes at most, but a str's or []byte's
                                     # data: its key, its value's largest fixed form, a word's overrun
@@ -141,8 +143,9 @@ cdef class StructPlan:
     cdef bint slots_readable        # every field has a slot offset
     cdef bint untrackable           # records may leave the collector's lists (_record.pxi)
     cdef Py_ssize_t free_class      # the freelist its instances come from (zp_freelist.h), or -1
-    cdef bint flat                  # every field written inline, read by its slot, nothing preserved:
-                                    # write_flat_record may write a root record of it
+    cdef bint flat                  # every field written inline under a key of one word, read by its
+                                    # slot, nothing preserved: write_flat_record may write a root
+                                    # record of it (fields_flat)
     cdef str without_zid            # the first field that has no zid (msgp mode only), or None
     cdef bint prologue              # write_struct starts with struct_prologue: preserve, or without_zid
     cdef tuple fields               # FieldPlan in zid order
@@ -427,16 +430,19 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
                         and plan.unknown_offset < 0)
     plan.free_class = (zp_free_class(plan.tp) if plan.build == BUILD_SLOTS and zp_frees_records(plan.tp)
                        else -1)
-    plan.flat = plan.slots_readable and not plan.preserve and all_fields_inline(plan) and plan.without_zid is None
+    plan.flat = plan.slots_readable and not plan.preserve and fields_flat(plan) and plan.without_zid is None
     plan.flat_room = zp_map_header_size(plan.field_count + 1) + plan.name_entry_len + 7
     for i in range(plan.field_count):
         plan.flat_room += plan.cfields[i].inline_room
 
 
-cdef bint all_fields_inline(StructPlan plan):
+cdef bint fields_flat(StructPlan plan):
+    """Whether every field of the plan is written inline (store_inline_field) under a key
+    of one word (FieldC.wkey_word), as write_flat_record's loop needs. Every zid's key is
+    (MAX_ZID's takes 5 bytes); the test keeps the loop right should that change."""
     cdef Py_ssize_t i
     for i in range(plan.field_count):
-        if plan.cfields[i].inline_kind == INLINE_NONE:
+        if plan.cfields[i].inline_kind == INLINE_NONE or plan.cfields[i].wkey_len > 8:
             return False
     return True
 
@@ -565,8 +571,7 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.tag.len = PyBytes_GET_SIZE(fp.tag)
     # shared zeros (scalars, "", b"", [N]byte) hold no other value: no zero cost, nothing the collector tracks
     fc.absent_zero = <PyObject *>None if fp.time_field else (<PyObject *>fp.type.zero if fp.type.zero_shared else NULL)
-    fc.wkey = PyBytes_AS_STRING(fp.zid_key_words)
-    fc.wkey_len = fc.zid_key_len
+    set_key(fc, fp.zid_key_words, fc.zid_key_len)
     set_inline(fc, _inline_kind(fp))
     nested = fp.type.elem if fp.type.kind == K_POINTER else fp.type
     fc.imin = (<TypePlan>nested).imin       # a pointer's: its value's range
@@ -574,6 +579,13 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.umax = (<TypePlan>nested).umax
     fc.nested = <PyObject *>(<TypePlan>nested).struct_plan if (<TypePlan>nested).kind == K_STRUCT else NULL
     fc.nested_inlined = (<TypePlan>nested).kind == K_STRUCT and (<TypePlan>nested).inlined
+
+
+cdef void set_key(FieldC *fc, bytes words, Py_ssize_t n) noexcept:
+    """The key the field's array writes: n bytes, kept in words padded for zp_copy_words."""
+    fc.wkey = PyBytes_AS_STRING(words)
+    fc.wkey_len = n
+    memcpy(&fc.wkey_word, fc.wkey, 8)
 
 
 cdef flatten_fields(StructPlan plan):
@@ -592,8 +604,8 @@ cdef flatten_fields(StructPlan plan):
     for i in range(count):
         fill_field_c(&plan.cfields[i], <FieldPlan>plan.fields[i])
         fill_field_c(&plan.cmsgp_fields[i], <FieldPlan>plan.msgp_fields[i])
-        plan.cmsgp_fields[i].wkey = PyBytes_AS_STRING((<FieldPlan>plan.msgp_fields[i]).tag_key_words)  # msgp mode
-        plan.cmsgp_fields[i].wkey_len = plan.cmsgp_fields[i].tag_key_len                          # writes tags
+        set_key(&plan.cmsgp_fields[i], (<FieldPlan>plan.msgp_fields[i]).tag_key_words,  # msgp mode
+                plan.cmsgp_fields[i].tag_key_len)                                       # writes tags
         set_inline(&plan.cmsgp_fields[i], plan.cmsgp_fields[i].inline_kind)
         plan.cmsgp_every[i] = plan.cmsgp_fields[i]
         plan.cmsgp_every[i].omitempty = False

@@ -116,6 +116,9 @@ def test_rare_kinds_encode_as_write_struct_does(t, b, f, pi, ps, pt, s, i):
 def test_times_are_their_unix_seconds_on_every_date(naive):
     aware = naive.replace(tzinfo=UTC)
     data = SCHEMA.encode(Rare(T=aware))
+    if naive == datetime(1, 1, 1):          # Go's zero instant: the field's zero, left out
+        assert data == SCHEMA.encode(Rare())
+        return
     ext = data.index(b"\xc7\x0c\x05")
     seconds = int.from_bytes(data[ext + 3:ext + 11], "big", signed=True)
     nanos = int.from_bytes(data[ext + 11:ext + 15], "big")

@@ -136,3 +136,26 @@ def test_msgp_mode_gives_the_general_paths_bytes():
     record = Flat(A=1, F="f", G=True)
     assert_same(record, mode="msgp")
     assert SCHEMA.decode(SCHEMA.encode(record, mode="msgp"), Flat) == record
+
+
+
+
+GOOD = {"A": -5, "B": 2**40, "C": 200, "D": 2**64 - 1, "E": 1.5, "F": "grüß", "G": True}
+
+
+@pytest.mark.parametrize("bad", [[1], None, 2**64, "x\ud800"])
+@pytest.mark.parametrize("position", range(7))
+@pytest.mark.parametrize("zeros_before", [False, True])
+def test_a_bad_value_at_each_field_names_that_field(position, bad, zeros_before):
+    """Each field's store adds to the map's count and moves the write position on by its
+    key and value: a value the loop hands back at any position, after fields written or
+    left out, is reported by write_struct with that field's path and offset."""
+    names = "ABCDEFG"
+    record = Flat(**{n: (type(GOOD[n])() if zeros_before and i < position else GOOD[n])
+                     for i, n in enumerate(names)})
+    setattr(record, names[position], bad)
+    assert_same(record)
+    if isinstance(bad, (list, str)):        # wrong for every field (a str: a surrogate for F)
+        with pytest.raises(EncodeError) as caught:
+            SCHEMA.encode(record)
+        assert caught.value.path.endswith("." + names[position])
