@@ -284,17 +284,41 @@ def test_a_decoder_threads_next_range_starts_at_its_last_batchs_sizes_and_reads_
 
 
 @pytest.mark.parametrize("megabytes", [1, 64, 256, 1024, 4096])
-def test_index_entries_make_ranges_of_a_32nd_of_the_source_whatever_the_batch(megabytes, monkeypatch):
+def test_index_entries_make_ranges_of_a_32nd_of_the_source(megabytes, monkeypatch):
     # a range per batch cost two threads 7% more CPU on 1 GB than ranges of 16 MiB
     monkeypatch.setattr(_threads, "RANGE_BYTES", 4 << 20)
     entry_bytes, entry_records = 1 << 20, 17_000
-    entries = [IndexEntry(k * entry_bytes, (k + 1) * entry_bytes, entry_records, 0)
-               for k in range(megabytes)]
+    entries = [IndexEntry(k * entry_bytes, (k + 1) * entry_bytes, entry_records, 0) for k in range(megabytes)]
     ranges = []
-    planner = _threads.Planner(batch_rows=entry_records, max_depth=100, max_record_size=1 << 20)
+    planner = _threads.Planner(batch_rows=1 << 20, max_depth=100, max_record_size=1 << 20)   # (batches not the bound)
     planner.index_entries(ranges.append, entries, lambda group: group, True)
     step = min(max(4 << 20, (megabytes << 20) // 32), 16 << 20)
     assert [r.records for r in ranges[:-1]] == [step // entry_bytes * entry_records] * (len(ranges) - 1)
     assert sum(r.records for r in ranges) == megabytes * entry_records
     assert [r.stop for r in ranges] == [min((k + 1) * step, megabytes << 20) for k in range(len(ranges))]
     assert [r.last for r in ranges] == [False] * (len(ranges) - 1) + [True]
+
+
+@pytest.mark.parametrize("batch_rows", [1000, 4000, 16384])
+def test_a_range_holds_a_few_batches_of_records_so_that_threads_overlap(a_file, tmp_path, batch_rows, monkeypatch):
+    # a thread holds SLOT finished batches of a range waiting behind another's: a range of
+    # many more batches had it wait, and two threads read 16384-row batches of A no faster
+    # than one (0.98x; 1.45-1.5x with ranges of RANGE_BATCHES batches)
+    monkeypatch.setattr(_threads, "RANGE_BYTES", 4 << 20)
+    record = len(a_file.data) / 3000
+    entries = [IndexEntry(k * 100_000, (k + 1) * 100_000, 1000, 0) for k in range(4000)]    # 400 MB
+    ranges = []
+    planner = _threads.Planner(batch_rows=batch_rows, max_depth=100, max_record_size=1 << 20)
+    planner.index_entries(ranges.append, entries, lambda group: group, True)
+    assert max(r.records for r in ranges) <= _threads.RANGE_BATCHES * batch_rows
+    assert sum(r.records for r in ranges) == 4_000_000
+    path = tmp_path / "many.zpk"
+    path.write_bytes(a_file.data * 400)      # 1.2 million records, guessed ranges
+    guessed = []
+    _threads.Planner(batch_rows=batch_rows, max_depth=100, max_record_size=1 << 20).guess_file(
+        guessed.append, str(path), 0, path.stat().st_size, lambda start, stop: (start, stop))
+    sizes = [r.stop - r.add[0] for r in guessed]
+    step = max(_threads.RANGE_BATCHES * batch_rows * record, 1 << 20)      # (a quarter of RANGE_BYTES at least)
+    assert step * 0.9 <= min(sizes[:-1]) <= max(sizes[:-1]) <= step * 1.1 + (16 << 10)     # (guessed: a little past)
+    one = zpa.read(path, a_file.schema, type="A", batch_rows=batch_rows).read_all()
+    assert zpa.read(path, a_file.schema, type="A", batch_rows=batch_rows, threads=2).read_all().equals(one)

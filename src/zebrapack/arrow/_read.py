@@ -182,7 +182,7 @@ class RecordBatchStream:
         pa = require_pyarrow(f"zebrapack.arrow.read(..., threads={self._threads})")
         with self._lock:
             self._read_once()
-        planner = Planner(self._batch_rows, self._codec.max_depth, self._max_record_size)
+        planner = Planner(self._batch_rows, self._codec.max_depth, self._max_record_size, self._batch_bytes)
         # The threads and the ranges they queue see this stream through a weak proxy, so
         # that a stream dropped half read is collected (read_next_batch's finalizer, or
         # the iterator's own end, stops the threads).

@@ -53,6 +53,15 @@ _POLL = 0.05
 #: consumer reaches it; holding two, it keeps decoding while the range before it ends
 #: (1 GB, two threads: about 1.55-1.65x one thread with one held, 1.65-1.8x with two).
 SLOT = 2
+#: A range holds at most this many batches' worth of records (``batch_rows`` each, about
+#: ``batch_bytes`` each): a thread whose range waits behind another's holds ``SLOT`` of
+#: them finished, so a range of many more (small batches: ``batch_rows=16384`` made 16
+#: a range of A records) had it wait for most of the range before its own, and two
+#: threads read no faster than one. Letting it hold more was slower (its batches fall
+#: out of the caches before the consumer takes them).
+RANGE_BATCHES = 4
+#: Records the guessed ranges' batch count is estimated from, at a source's start.
+SAMPLE_RECORDS = 256
 
 
 @dataclass
@@ -351,8 +360,9 @@ def _bad_boundary(exc: BaseException, item: Range) -> BaseException:
 class Planner:
     """Lays out the ranges of the sources, in order (``source`` counts them)."""
 
-    def __init__(self, batch_rows: int, max_depth: int, max_record_size: int) -> None:
+    def __init__(self, batch_rows: int, max_depth: int, max_record_size: int, batch_bytes: int = 64 << 20) -> None:
         self.batch_rows = batch_rows
+        self.batch_bytes = batch_bytes
         self.max_depth = max_depth
         self.max_record_size = max_record_size
         self.range_bytes = RANGE_BYTES
@@ -366,9 +376,13 @@ class Planner:
         """A source read by one reader to its end."""
         offer(Range(add, None, True, source=self.source))
 
-    def range_step(self, span: int) -> int:
-        """How many bytes a range of a source of ``span`` bytes holds (``RANGE_BYTES``)."""
-        return min(max(self.range_bytes, span // 32), 4 * self.range_bytes)
+    def range_step(self, span: int, record_bytes: float = 0.0) -> int:
+        """How many bytes a range of a source of ``span`` bytes holds (``RANGE_BYTES``), at
+        most ``RANGE_BATCHES`` batches of records of about ``record_bytes`` (a quarter of
+        ``RANGE_BYTES`` at least)."""
+        step = min(max(self.range_bytes, span // 32), 4 * self.range_bytes)
+        batches = RANGE_BATCHES * min(self.batch_bytes, self.batch_rows * record_bytes or self.batch_bytes)
+        return int(max(min(step, batches), self.range_bytes // 4))
 
     def index_entries(self, offer: Callable[[Range], None], entries: Any, make: Callable[[Any], Callable[
             [ArrowRecordReader], None]], last: bool) -> None:
@@ -377,8 +391,9 @@ class Planner:
         records = size = 0
         entries = list(entries)
         step = self.range_step(entries[-1].stop - entries[0].start if entries else 0)
+        most = max(RANGE_BATCHES * self.batch_rows, 1)
         for entry in entries:
-            if group and size + entry.stop - entry.start > step:
+            if group and (size + entry.stop - entry.start > step or records + entry.records > most):
                 offer(Range(make(group), records, False, group[-1].stop, source=self.source))
                 group, records, size = [], 0, 0
             group.append(entry)
@@ -420,7 +435,9 @@ class Planner:
         than the window), the rest is ``scan``ned."""
         position = start
         source = self.source
-        step = self.range_step(stop - start)
+        sample = window(start, min(GUESS_WINDOW, stop - start))
+        end, count = record_ends(sample, 0, SAMPLE_RECORDS, max(len(sample), 1), self.max_depth)
+        step = self.range_step(stop - start, end / count if count else float(len(sample) or 1))
 
         def rest(crossing: int) -> Plan:
             return lambda offer: scan(offer, crossing)
