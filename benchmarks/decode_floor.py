@@ -31,6 +31,7 @@ import argparse
 import os
 import subprocess
 import sys
+import sysconfig
 from typing import Any, Callable, Sequence
 
 from . import instructions
@@ -43,10 +44,11 @@ MODES = ("objects", "loop")
 
 
 def build_floor() -> None:
-    """Compile ``_floor.pyx`` into BUILD unless it is there and newer than its sources."""
-    built = [name for name in os.listdir(BUILD) if name.startswith("_floor.") and name.endswith(".so")] \
-        if os.path.isdir(BUILD) else []
-    if built and os.path.getmtime(os.path.join(BUILD, built[0])) >= max(map(os.path.getmtime, SOURCES)):
+    """Compile ``_floor.pyx`` into BUILD unless it is there, for this Python (each has its own
+    extension suffix: a checkout tested with two Pythons builds it twice), and newer than
+    its sources."""
+    built = os.path.join(BUILD, "_floor" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so"))
+    if os.path.exists(built) and os.path.getmtime(built) >= max(map(os.path.getmtime, SOURCES)):
         return
     os.makedirs(BUILD, exist_ok=True)
     script = (
@@ -56,7 +58,7 @@ def build_floor() -> None:
         f"ext = Extension('_floor', [{SOURCES[0]!r}], include_dirs=[{os.path.dirname(SOURCES[1])!r}],\n"
         "                extra_compile_args=['-O3'])\n"
         f"setup(name='floor', ext_modules=cythonize([ext], build_dir={BUILD!r}, quiet=True),\n"
-        f"      script_args=['build_ext', '--build-lib', {BUILD!r}, '--build-temp', {os.path.join(BUILD, 'tmp')!r}])\n")
+        f"      script_args=['build_ext', '--build-lib', {BUILD!r}, '--build-temp', {os.path.join(BUILD, 'tmp-' + sys.implementation.cache_tag)!r}])\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=BUILD)
     if done.returncode != 0:
         raise RuntimeError(f"building benchmarks/_floor.pyx failed:\n{done.stdout[-2000:]}{done.stderr[-3000:]}")
