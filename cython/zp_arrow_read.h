@@ -535,14 +535,10 @@ static inline void zp_struct_close_rows(zp_col *c, int64_t from, int64_t to) {
     }
 }
 
-/* With GCC and clang a run's rows are read by threaded steps: each step of the plan
- * ends in a jump to the next one's code (labels as values, ZP_RUN_PLAN_MAX steps at
- * most), an indirect jump a field predicted from where it stands, without the loop
- * test and the switch of zp_struct_read_plan_at. Elsewhere (MSVC), or built with
- * -DZP_SWITCH_STEPS to test it, zp_struct_read_plan_at reads each row. */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(ZP_SWITCH_STEPS)
-#define ZP_THREADED_RUNS 1
-#endif
+/* With labels as values (zp_wire.h) a run's rows are read by threaded steps: each step
+ * of the plan ends in a jump to the next one's code (ZP_RUN_PLAN_MAX steps at most), an
+ * indirect jump a field predicted from where it stands, without the loop test and the
+ * switch of zp_struct_read_plan_at, which reads each row elsewhere. */
 #define ZP_RUN_PLAN_MAX 72
 
 /* Rows of struct c (a record's root) read one after another while each is a map
@@ -561,7 +557,7 @@ static int64_t zp_struct_read_rows(zp_col *c, const uint8_t *buf, int64_t *pos_i
     uint64_t seen;
     const zp_plan_step *last;
     zp_head h;
-#ifdef ZP_THREADED_RUNS
+#ifdef ZP_LABELS_AS_VALUES
     static const void *const codes[] = {
         [ZP_FAST_NONE] = NULL, [ZP_FAST_STRING] = &&run_string, [ZP_FAST_BINARY] = &&run_binary,
         [ZP_FAST_INT] = &&run_int, [ZP_FAST_F32] = &&run_f32, [ZP_FAST_F64] = &&run_f64,
@@ -596,7 +592,7 @@ static int64_t zp_struct_read_rows(zp_col *c, const uint8_t *buf, int64_t *pos_i
             break;
         at = pos + h.header;
         row_used = used;
-#ifdef ZP_THREADED_RUNS
+#ifdef ZP_LABELS_AS_VALUES
         if (threaded) {
             p = buf + at;
             st = c->plan;
@@ -651,7 +647,6 @@ static int64_t zp_struct_read_rows(zp_col *c, const uint8_t *buf, int64_t *pos_i
     return rows;
 }
 
-#undef ZP_THREADED_RUNS
 #undef ZP_RUN_PLAN_MAX
 
 #endif

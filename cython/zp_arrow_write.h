@@ -318,12 +318,11 @@ typedef struct {
  * (the struct's name entry, a CONST), stored as one word (key_word); the end of a row. */
 enum { ZP_STEP_WORD = ZP_LANE_TIME + 1, ZP_STEP_END };
 
-/* With GCC and clang the steps are threaded: each one's code ends in a jump to the
- * next one's (labels as values), an indirect jump a field predicted from where it
- * stands, with no loop test and no bounds test of a switch. Elsewhere (MSVC), or built
- * with -DZP_SWITCH_STEPS to test it, a switch in a loop runs the same code. */
-#if (defined(__GNUC__) || defined(__clang__)) && !defined(ZP_SWITCH_STEPS)
-#define ZP_THREADED_STEPS 1
+/* With labels as values (zp_wire.h) the steps are threaded: each one's code ends in a
+ * jump to the next one's, an indirect jump a field predicted from where it stands, with
+ * no loop test and no bounds test of a switch; elsewhere a switch in a loop runs the
+ * same code. */
+#ifdef ZP_LABELS_AS_VALUES
 #define ZP_STEPS_BEGIN goto *s->label;
 #define ZP_STEP(op) step_##op:
 #define ZP_STEPS_NEXT do { s++; goto *s->label; } while (0)
@@ -349,7 +348,8 @@ enum { ZP_STEP_WORD = ZP_LANE_TIME + 1, ZP_STEP_END };
 
 /* zp_rows_run's clean case: rows r..stop (root's physical index r + off) checked in
  * bulk and found clean, none of them or their values null, their room made, every key
- * but a CONST's of at most 8 bytes (zp_short_keys), n <= 15 fields. Its arguments and
+ * but a CONST's of at most 8 bytes (zp_short_keys), the name and n fields 15 entries at
+ * most (a fixmap). Its arguments and
  * result as zp_rows_run's. */
 static int64_t zp_rows_run_clean(zp_lane *const *fields, Py_ssize_t n, const unsigned char *name,
                                  Py_ssize_t name_len, int with_name, int64_t off, int64_t r, int64_t stop,
@@ -359,7 +359,7 @@ static int64_t zp_rows_run_clean(zp_lane *const *fields, Py_ssize_t n, const uns
     zp_lane_step steps[16];     /* the name and the fields (15 entries at most), the end */
     const zp_lane_step *s;
     Py_ssize_t entries = 0, count, size, k, at;
-#ifdef ZP_THREADED_STEPS
+#ifdef ZP_LABELS_AS_VALUES
     static const void *const labels[] = {
         [ZP_LANE_CONST] = &&step_ZP_LANE_CONST, [ZP_LANE_STR] = &&step_ZP_LANE_STR,
         [ZP_LANE_BIN] = &&step_ZP_LANE_BIN, [ZP_LANE_I64] = &&step_ZP_LANE_I64,
@@ -409,7 +409,7 @@ static int64_t zp_rows_run_clean(zp_lane *const *fields, Py_ssize_t n, const uns
     }
     entries = k;
     steps[k++].lane.op = ZP_STEP_END;
-#ifdef ZP_THREADED_STEPS
+#ifdef ZP_LABELS_AS_VALUES
     for (Py_ssize_t i = 0; i < k; i++)
         steps[i].label = labels[steps[i].lane.op];
 #endif
@@ -450,7 +450,6 @@ static int64_t zp_rows_run_clean(zp_lane *const *fields, Py_ssize_t n, const uns
 #undef ZP_STEP
 #undef ZP_STEPS_NEXT
 #undef ZP_STEPS_END
-#undef ZP_THREADED_STEPS
 
 /* Whether every field's key but a CONST's is of at most 8 bytes (zp_rows_run_clean). */
 static int zp_short_keys(zp_lane *const *fields, Py_ssize_t n) {

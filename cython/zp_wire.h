@@ -191,12 +191,19 @@ static inline void zp_store_u64(unsigned char *p, uint64_t v) {
 }
 #endif
 
-
 /* A test that is rarely true (a zero value left out): its branch laid out of line. */
 #if defined(__GNUC__) || defined(__clang__)
 #define ZP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define ZP_UNLIKELY(x) (x)
+#endif
+
+/* Labels as values (GCC, clang): the Arrow writer's clean rows and the reader's runs of
+ * rows are threaded code, each step's code jumping to the next one's. Elsewhere (MSVC),
+ * or built with -DZP_SWITCH_STEPS to test it (.ci/switch-steps), the same steps run as a
+ * switch in a loop. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(ZP_SWITCH_STEPS)
+#define ZP_LABELS_AS_VALUES 1
 #endif
 
 static inline double zp_double_from_bits(uint64_t bits) {
