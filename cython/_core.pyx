@@ -115,6 +115,9 @@ cdef extern from "zp_wire.h":
     int zp_double_fits_f32(double d) noexcept nogil
     int zp_i64_fits_double(int64_t v) noexcept nogil
     int zp_u64_fits_double(uint64_t v) noexcept nogil
+    Py_ssize_t ZP_COPY_LONG_MIN
+    bint zp_copy_init() noexcept nogil
+    void zp_copy(unsigned char *dst, const void *src, Py_ssize_t n) noexcept nogil
     enum:
         ZP_NUMBER_NONE
         ZP_NUMBER_INT
@@ -244,6 +247,17 @@ cdef object _ExtTypes = (Ext, _MsgpackExtType)
 cdef object _DecodeError = DecodeError
 cdef object _TornTailError = TornTailError
 cdef object _EncodeError = EncodeError
+#: Whether long str and bytes payloads are copied by the core's AVX2 loop (zp_wire.h).
+cdef bint LONG_COPIES = zp_copy_init()
+
+
+cdef inline object new_bytes(const unsigned char *p, Py_ssize_t n):
+    """A bytes object of the n bytes at p (a long one copied by zp_copy)."""
+    if n < ZP_COPY_LONG_MIN:
+        return PyBytes_FromStringAndSize(<const char *>p, n)
+    value = PyBytes_FromStringAndSize(NULL, n)
+    zp_copy(<unsigned char *>PyBytes_AS_STRING(value), p, n)
+    return value
 
 include "_skip.pxi"
 include "_read.pxi"

@@ -115,7 +115,7 @@ cdef inline int put_byte(Writer *w, unsigned char b) except -1:
 
 cdef inline int put_raw(Writer *w, const void *p, Py_ssize_t n) except -1:
     ensure(w, n)
-    memcpy(w.data + w.pos, p, n)
+    zp_copy(w.data + w.pos, p, n)
     w.pos += n
     return 0
 

@@ -419,7 +419,7 @@ cdef object read_bin(Reader *r, TypePlan t, unsigned char b):
             reader_type_error(r, t.go, b)
     if t.kind == K_BYTEARRAY and n != t.length:
         reader_fail(r, r.pos, f"expected {t.go} ({t.length} bytes), found {n} bytes")
-    value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+    value = new_bytes(r.buf + r.pos + header, n)
     r.pos += header + n
     return value
 
@@ -489,7 +489,7 @@ cdef object read_ext(Reader *r, TypePlan t, unsigned char b):
     if n < 0:
         reader_type_error(r, t.go, b)
     code = <int8_t>r.buf[r.pos + header - 1]
-    data = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+    data = new_bytes(r.buf + r.pos + header, n)
     r.pos += header + n
     return _Ext(code, data)
 
@@ -583,7 +583,7 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
                 item = make_str(r.buf + r.pos + h.header, h.n)
                 r.pos += h.header + h.n
             elif run == READ_RUN_BYTES and zp_read_bin(r.buf + r.pos, left, &h) == ZP_READ_OK:
-                item = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
+                item = new_bytes(r.buf + r.pos + h.header, h.n)
                 r.pos += h.header + h.n
             elif run == READ_RUN_TIME:
                 item = read_time(r, False)
@@ -626,7 +626,7 @@ cdef int check_struct_name(Reader *r, StructPlan sp) except -1:
     cdef zp_head h
     cdef int rc = zp_read_struct_name(r.buf + r.pos, r.end - r.pos, sp.name_utf8, len(sp.name_utf8), &h)
     if rc == ZP_NAME_OTHER:             # Python's spelling of the names
-        name = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
+        name = new_bytes(r.buf + r.pos + h.header, h.n)
         reader_fail(r, r.pos, f"struct name {name.decode('utf-8', 'replace')!r} on the wire, expected {sp.name!r}")
     if rc != ZP_READ_OK:
         reader_refused(r, rc, &h)
@@ -718,7 +718,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
                     key = PyUnicode_DecodeUTF8(<const char *>tag, klen, NULL)
                 else:
                     key = PyLong_FromUnsignedLongLong(uzid) if wide else zid
-                unknown[key] = PyBytes_FromStringAndSize(<const char *>r.buf + value_start, r.pos - value_start)
+                unknown[key] = new_bytes(r.buf + value_start, r.pos - value_start)
             continue
         trail_field(&r.trail, fc.plan)
         if fc.kind >= K_UINT and fc.kind <= K_INT64 and r.pos < r.end and r.buf[r.pos] != 0xc0:
@@ -739,7 +739,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             r.pos += 9
         elif fc.kind == K_BYTES and r.pos < r.end and zp_read_bin(r.buf + r.pos, r.end - r.pos, &h) == ZP_READ_OK:
             # a bin in the input, whole: read_bin's path without read_value's dispatch
-            value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + h.header, h.n)
+            value = new_bytes(r.buf + r.pos + h.header, h.n)
             r.pos += h.header + h.n
         elif fc.elem != NULL and r.pos < r.end and r.buf[r.pos] != 0xc0:
             # a non-nil *T is read as T without the pointer's own C frame
@@ -883,7 +883,7 @@ cdef int fail_unnamed_iface(Reader *r, TypePlan t) except -1:
         n = str_length(r, &header)
         if n < 0:
             return reader_fail(r, r.pos, f"struct name (key -1) must be a str, found {wire_type_name(r.buf[r.pos])}")
-        name = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+        name = new_bytes(r.buf + r.pos + header, n)
         return reader_fail(r, r.pos, f"a {t.go} value must name a struct of the schema, "
                                      f"not {name.decode('utf-8', 'replace')!r}")
     return reader_fail(r, start, f"a {t.go} value must name a struct of the schema (key -1)")
@@ -922,7 +922,7 @@ cdef object read_any(Reader *r):
         return value
     n = bin_length(r, &header)
     if n >= 0:
-        value = PyBytes_FromStringAndSize(<const char *>r.buf + r.pos + header, n)
+        value = new_bytes(r.buf + r.pos + header, n)
         r.pos += header + n
         return value
     if zp_is_array(b):
@@ -1010,7 +1010,7 @@ cdef object read_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n):
                                      zp_double_from_bits(zp_load_u64(data + 8)))
     if r.strict and not zp_any_ext_ok(b, code, n):
         fail_any_ext(r, header, n)
-    value = PyBytes_FromStringAndSize(<const char *>data, n)
+    value = new_bytes(data, n)
     r.pos += header + n
     return _Ext(code, value)
 
@@ -1041,7 +1041,7 @@ cdef object read_raw(Reader *r):
     read_value's zero, is b"")."""
     cdef Py_ssize_t start = r.pos
     skip_value(r)
-    return PyBytes_FromStringAndSize(<const char *>r.buf + start, r.pos - start)
+    return new_bytes(r.buf + start, r.pos - start)
 
 
 cdef object read_number(Reader *r, TypePlan t, unsigned char b):

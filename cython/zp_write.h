@@ -214,7 +214,7 @@ static inline Py_ssize_t zp_store_ext_header(unsigned char *p, Py_ssize_t n, int
 static inline Py_ssize_t zp_store_ext(unsigned char *p, int8_t code, const void *data, Py_ssize_t n, int fixext) {
     Py_ssize_t size = zp_store_ext_header(p, n, code, fixext);
     if (n)
-        memcpy(p + size, data, (size_t)n);
+        zp_copy(p + size, data, n);
     return size + n;
 }
 
