@@ -10,8 +10,11 @@ guessed boundaries), with its sidecar index (``FILE.zpi``, entries every 65,536
 records), and from memory (the file's bytes in a ``bytes`` object, ranges cut at guessed
 boundaries). Reports the best wall time of each, the process CPU time beside it, the
 speedup over one thread, and, because other work on the machine takes cores away, the
-load average and a control: the speedup of two threads hashing (``hashlib.sha256``,
-which releases the GIL) over one, the parallelism the machine gave at that moment.
+load average and two controls: the speedup of two threads hashing (``hashlib.sha256``,
+which releases the GIL) over one, the parallelism the machine gave at that moment; and
+the speedup of two plain threads each reading half of the file on its own (one-thread
+reads of two splits, no order kept, nothing shared) over one thread reading it whole:
+what two cores make of reading this file, out of the page cache, at that moment.
 Writes ``arrow_threads.md`` to ``--out`` when given.
 """
 
@@ -30,6 +33,8 @@ from pathlib import Path
 import zebrapack
 import zebrapack.arrow as zpa
 import zebrapack.examples
+
+from zebrapack.recordio.index_format import Split
 
 from ._harness import machine, markdown_table
 from ._shapes import SEED, a_values
@@ -84,6 +89,30 @@ def hashing_speedup() -> float:
     return one / (time.perf_counter() - start)
 
 
+def halves_speedup(path: Path, schema: zebrapack.Schema) -> float:
+    """How much faster two threads read a half each of the indexed file (split at its
+    middle index entry, read as unindexed splits) than one thread reads it whole."""
+    entries = zebrapack.load_index(path).entries
+    middle = entries[len(entries) // 2].start
+    size = path.stat().st_size
+    halves = [Split(str(path), entries[0].start, middle, None), Split(str(path), middle, size, None)]
+
+    def work(source: Split | Path) -> None:
+        for _ in zpa.read(source, schema, type="A"):
+            pass
+
+    start = time.perf_counter()
+    work(path)
+    one = time.perf_counter() - start
+    workers = [threading.Thread(target=work, args=(half,)) for half in halves]
+    start = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return one / (time.perf_counter() - start)
+
+
 def run(megabytes: int, thread_counts: Sequence[int], rounds: int, directory: Path) -> str:
     schema = zebrapack.load(zebrapack.examples.SCHEMA)
     plain = record_file(directory, megabytes)
@@ -95,8 +124,10 @@ def run(megabytes: int, thread_counts: Sequence[int], rounds: int, directory: Pa
     counts = [1, *thread_counts]
     best: dict[tuple[str, int], tuple[float, float, int]] = {}
     controls = []
+    halves = []
     for _ in range(rounds):
         controls.append(hashing_speedup())
+        halves.append(halves_speedup(indexed, schema))
         for label, source in (("no index (guessed boundaries)", plain), ("sidecar index", indexed),
                               ("bytes in memory (guessed boundaries)", in_memory)):
             for threads in counts:
@@ -114,7 +145,9 @@ def run(megabytes: int, thread_counts: Sequence[int], rounds: int, directory: Pa
             f"best of {rounds} rounds; CPU = the process's CPU time of that read.\n\n"
             + markdown_table(["file", "threads", "wall s", "CPU s", "M records/s", "speedup"], rows)
             + f"\n\nControl, two threads hashing against one, per round: "
-            + ", ".join(f"{c:.2f}x" for c in controls) + " (2.00x on two free cores)\n")
+            + ", ".join(f"{c:.2f}x" for c in controls) + " (2.00x on two free cores)\n"
+            + "\nControl, two plain threads reading a half of the file each against one thread "
+            + "reading it whole, per round: " + ", ".join(f"{h:.2f}x" for h in halves) + "\n")
     return text
 
 

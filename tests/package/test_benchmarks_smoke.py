@@ -123,7 +123,8 @@ def test_threads_benchmark_sets_threads_beside_one_thread_with_and_without_an_in
 
     text = bench_arrow_threads.main(["--mb", "1", "--threads", "2", "3", "--rounds", "1", "--dir", str(tmp_path),
                                      "--out", str(tmp_path)])
-    for needle in ("| no index (guessed boundaries) | 2 |", "| sidecar index | 3 |", "Control, two threads hashing"):
+    for needle in ("| no index (guessed boundaries) | 2 |", "| sidecar index | 3 |", "Control, two threads hashing",
+                   "Control, two plain threads reading a half of the file each"):
         assert needle in text
     assert (tmp_path / "a_1mb_indexed.zpk.zpi").exists()
     assert (tmp_path / "arrow_threads.md").read_text(encoding="utf-8") == text
