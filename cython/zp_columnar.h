@@ -185,8 +185,92 @@ static inline int64_t zp_utf8_invalid_at(const uint8_t *s, int64_t n) {
     return -1;
 }
 
-/* CRC-32 (zlib's), for the index entries of a split. */
-static uint32_t zp_crc_table[256];
+/* CRC-32 (zlib's), for the index entries of a split, which are checked before their
+ * records are read: where the machine has PCLMULQDQ (x86-64, gcc and clang: asked once
+ * at import), 64 bytes a step by carry-less multiplication (the folding of Gopal, Ozturk
+ * et al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ Instruction",
+ * Intel 2009, with its bit-reflected constants for this polynomial), 13 GB/s here;
+ * elsewhere and for the last bytes, eight bytes a step (slicing by eight: table k holds a
+ * byte's CRC pushed k bytes further). A byte a step, a chain of dependent loads, took 6x
+ * the time of decoding the records it checked. */
+static uint32_t zp_crc_table[8][256];
+
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
+#define ZP_CRC_CLMUL 1
+#include <immintrin.h>
+static int zp_crc_clmul_ok;
+
+/* The running (inverted) CRC of crc then len bytes at buf: len at least 64, a multiple of 16. */
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t zp_crc32_clmul(uint32_t crc, const uint8_t *buf, size_t len) {
+    const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596LL, 0x0154442bd4LL);
+    const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009eLL, 0x01751997d0LL);
+    const __m128i k5k0 = _mm_set_epi64x(0, 0x0163cd6124LL);
+    const __m128i poly = _mm_set_epi64x(0x01f7011641LL, 0x01db710641LL);
+    __m128i x0, x1, x2, x3, x4, x5, x6, x7, x8, y5, y6, y7, y8;
+    x1 = _mm_loadu_si128((const __m128i *)(buf + 0x00));
+    x2 = _mm_loadu_si128((const __m128i *)(buf + 0x10));
+    x3 = _mm_loadu_si128((const __m128i *)(buf + 0x20));
+    x4 = _mm_loadu_si128((const __m128i *)(buf + 0x30));
+    x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128((int)crc));
+    x0 = k1k2;
+    buf += 64; len -= 64;
+    while (len >= 64) {
+        x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
+        x6 = _mm_clmulepi64_si128(x2, x0, 0x00);
+        x7 = _mm_clmulepi64_si128(x3, x0, 0x00);
+        x8 = _mm_clmulepi64_si128(x4, x0, 0x00);
+        x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
+        x2 = _mm_clmulepi64_si128(x2, x0, 0x11);
+        x3 = _mm_clmulepi64_si128(x3, x0, 0x11);
+        x4 = _mm_clmulepi64_si128(x4, x0, 0x11);
+        y5 = _mm_loadu_si128((const __m128i *)(buf + 0x00));
+        y6 = _mm_loadu_si128((const __m128i *)(buf + 0x10));
+        y7 = _mm_loadu_si128((const __m128i *)(buf + 0x20));
+        y8 = _mm_loadu_si128((const __m128i *)(buf + 0x30));
+        x1 = _mm_xor_si128(_mm_xor_si128(x1, x5), y5);
+        x2 = _mm_xor_si128(_mm_xor_si128(x2, x6), y6);
+        x3 = _mm_xor_si128(_mm_xor_si128(x3, x7), y7);
+        x4 = _mm_xor_si128(_mm_xor_si128(x4, x8), y8);
+        buf += 64; len -= 64;
+    }
+    x0 = k3k4;
+    x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
+    x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
+    x1 = _mm_xor_si128(_mm_xor_si128(x1, x2), x5);
+    x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
+    x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
+    x1 = _mm_xor_si128(_mm_xor_si128(x1, x3), x5);
+    x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
+    x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
+    x1 = _mm_xor_si128(_mm_xor_si128(x1, x4), x5);
+    while (len >= 16) {
+        x2 = _mm_loadu_si128((const __m128i *)buf);
+        x5 = _mm_clmulepi64_si128(x1, x0, 0x00);
+        x1 = _mm_clmulepi64_si128(x1, x0, 0x11);
+        x1 = _mm_xor_si128(_mm_xor_si128(x1, x2), x5);
+        buf += 16; len -= 16;
+    }
+    x2 = _mm_clmulepi64_si128(x1, x0, 0x10);
+    x3 = _mm_setr_epi32(~0, 0, ~0, 0);
+    x1 = _mm_srli_si128(x1, 8);
+    x1 = _mm_xor_si128(x1, x2);
+    x0 = k5k0;
+    x2 = _mm_srli_si128(x1, 4);
+    x1 = _mm_and_si128(x1, x3);
+    x1 = _mm_clmulepi64_si128(x1, x0, 0x00);
+    x1 = _mm_xor_si128(x1, x2);
+    x0 = poly;
+    x2 = _mm_and_si128(x1, x3);
+    x2 = _mm_clmulepi64_si128(x2, x0, 0x10);
+    x2 = _mm_and_si128(x2, x3);
+    x2 = _mm_clmulepi64_si128(x2, x0, 0x00);
+    x1 = _mm_xor_si128(x1, x2);
+    return (uint32_t)_mm_extract_epi32(x1, 1);
+}
+#else
+#define ZP_CRC_CLMUL 0
+#endif
 
 static inline void zp_crc32_init(void) {
     uint32_t i, j, c;
@@ -194,14 +278,38 @@ static inline void zp_crc32_init(void) {
         c = i;
         for (j = 0; j < 8; j++)
             c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-        zp_crc_table[i] = c;
+        zp_crc_table[0][i] = c;
     }
+    for (i = 0; i < 256; i++)
+        for (j = 1; j < 8; j++)
+            zp_crc_table[j][i] = (zp_crc_table[j - 1][i] >> 8) ^ zp_crc_table[0][zp_crc_table[j - 1][i] & 0xff];
+#if ZP_CRC_CLMUL
+    __builtin_cpu_init();
+    zp_crc_clmul_ok = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+#endif
 }
 
 static inline uint32_t zp_crc32(uint32_t crc, const uint8_t *p, int64_t n) {
+    uint32_t lo, hi;
     crc = ~crc;
+#if ZP_CRC_CLMUL
+    if (n >= 64 && zp_crc_clmul_ok) {
+        int64_t whole = n & ~(int64_t)15;
+        crc = zp_crc32_clmul(crc, p, (size_t)whole);
+        p += whole;
+        n -= whole;
+    }
+#endif
+    for (; n >= 8; n -= 8, p += 8) {
+        lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+        hi = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+        crc = zp_crc_table[7][lo & 0xff] ^ zp_crc_table[6][(lo >> 8) & 0xff] ^
+              zp_crc_table[5][(lo >> 16) & 0xff] ^ zp_crc_table[4][lo >> 24] ^
+              zp_crc_table[3][hi & 0xff] ^ zp_crc_table[2][(hi >> 8) & 0xff] ^
+              zp_crc_table[1][(hi >> 16) & 0xff] ^ zp_crc_table[0][hi >> 24];
+    }
     while (n-- > 0)
-        crc = zp_crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+        crc = zp_crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
     return ~crc;
 }
 
