@@ -459,10 +459,10 @@ cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyO
         # hint to keep, as a record that fits the stack leaves it small). Anything else,
         # and a record write_flat_record leaves, by _encode.
         plan = (<Codec>self)._last_plan
-        # (<StructPlan>plan): read in place, no reference taken (the codec holds the plan)
-        # (the flat flag first: a record that is not flat pays one test)
-        if plan != NULL and (<StructPlan>plan).flat and Py_TYPE(<object>obj) == (<StructPlan>plan).tp \
-                and struct_size_hint(<StructPlan>plan) + SIZE_SLACK <= SMALL_RECORD:
+        # (<StructPlan>plan): read in place, no reference taken (the codec holds the plan);
+        # flat_tp is NULL for a plan that is not flat
+        if plan != NULL and Py_TYPE(<object>obj) == (<StructPlan>plan).flat_tp \
+                and struct_size_hint(<StructPlan>plan) <= SMALL_RECORD - SIZE_SLACK:
             size = write_flat_record(small, 0, SMALL_RECORD, <StructPlan>plan, <object>obj, True)
             if size >= 0:
                 return PyBytes_FromStringAndSize(<const char *>small, size)

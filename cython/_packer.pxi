@@ -211,15 +211,21 @@ cdef extern from *:
     }
 
     /* An exact datetime whose tzinfo is utc (datetime.timezone.utc) as Unix seconds and
-       nanoseconds, as datetime_to_unix computes them: 1; 0 for any other value. */
+       nanoseconds, as datetime_to_unix computes them: 1; 0 for any other value. Its fields
+       read from datetime.h's public layout (as zp_new_datetime writes them: the year
+       big-endian in data[0..1], the second in data[6] and the microsecond big-endian in
+       data[7..9], read with it as one word). */
     ZP_ALWAYS_INLINE int zp_utc_datetime_unix(PyObject *o, PyObject *utc, int64_t *seconds, uint32_t *nanos) {
-        if (Py_TYPE(o) != PyDateTimeAPI->DateTimeType || PyDateTime_DATE_GET_TZINFO(o) != utc)
+        const unsigned char *data;
+        uint32_t second_micro;
+        if (Py_TYPE(o) != PyDateTimeAPI->DateTimeType || ZP_UNLIKELY(!((PyDateTime_DateTime *)o)->hastzinfo)
+            || ((PyDateTime_DateTime *)o)->tzinfo != utc)
             return 0;
-        *seconds = zp_days_from_civil(PyDateTime_GET_YEAR(o), (unsigned)PyDateTime_GET_MONTH(o),
-                                      (unsigned)PyDateTime_GET_DAY(o)) * 86400
-                   + PyDateTime_DATE_GET_HOUR(o) * 3600 + PyDateTime_DATE_GET_MINUTE(o) * 60
-                   + PyDateTime_DATE_GET_SECOND(o);
-        *nanos = (uint32_t)PyDateTime_DATE_GET_MICROSECOND(o) * 1000u;
+        data = ((PyDateTime_DateTime *)o)->data;
+        second_micro = zp_load_u32(data + 6);
+        *seconds = zp_days_from_civil(zp_load_u16(data), data[2], data[3]) * 86400
+                   + (int64_t)(data[4] * 3600u + data[5] * 60u + (second_micro >> 24));
+        *nanos = (second_micro & 0xffffffu) * 1000u;
         return 1;
     }
     """
@@ -232,10 +238,14 @@ cdef inline const char *exact_str_utf8(object s, Py_ssize_t *n) noexcept:
     own characters, a non-ASCII one's cached UTF-8), else encoded by CPython, which
     caches it in the str as msgspec's encoder has it do; NULL for a str that has no
     UTF-8 (a surrogate: write_str raises that)."""
+    cdef Py_ssize_t encoded
     cdef const char *text = zp_str_utf8_held(s, n)
     if text != NULL:
         return text
-    return zp_str_utf8_or_null(s, n)
+    # through a local of its own: n, never given to a call, stays in a register
+    text = zp_str_utf8_or_null(s, &encoded)
+    n[0] = encoded
+    return text
 
 
 cdef inline bint int_fits(object value, bint is_signed, int64_t imin, int64_t imax, uint64_t umax,
@@ -1331,7 +1341,7 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
     else the record's fixed room known to fit."""
     cdef unsigned char *start = data + pos
     cdef unsigned char *limit = data + cap
-    cdef Py_ssize_t header_size = zp_map_header_size(sp.field_count + with_name)
+    cdef Py_ssize_t header_size = sp.flat_header[with_name]
     cdef unsigned char *p = start + header_size
     cdef unsigned char *q
     cdef Py_ssize_t count = 0
@@ -1339,7 +1349,7 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
     # (capped before the fixed room is taken: encode's stack buffer's room is a constant)
     cdef Py_ssize_t room = min(cap - pos, ZP_MAX_LENGTH32) - sp.flat_room
     cdef FieldC *fc = sp.cfields
-    cdef FieldC *end = fc + sp.field_count
+    cdef FieldC *end = sp.cfields_end
     cdef PyObject *slot
     if checked and header_size + sp.name_entry_len + 7 > limit - start:
         return -1

@@ -169,6 +169,9 @@ cdef class StructPlan:
     cdef const unsigned char *name_entry_w  # its bytes
     cdef Py_ssize_t flat_room       # a flat record's room at most, but its strs' and []bytes' data:
                                     # its map header, name entry and every field's inline_room
+    cdef PyTypeObject *flat_tp      # tp when the plan is flat, else NULL: encode(obj)'s one test of both
+    cdef FieldC *cfields_end        # cfields + field_count: where the flat loop ends
+    cdef Py_ssize_t flat_header[2]  # a flat record's map header room (zp_map_header_size), by with_name
 
     def __dealloc__(self):
         PyMem_Free(self.sparse_zids)
@@ -432,6 +435,10 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
                        else -1)
     plan.flat = plan.slots_readable and not plan.preserve and fields_flat(plan) and plan.without_zid is None
     plan.flat_room = zp_map_header_size(plan.field_count + 1) + plan.name_entry_len + 7
+    plan.flat_tp = plan.tp if plan.flat else NULL
+    plan.cfields_end = plan.cfields + plan.field_count
+    plan.flat_header[0] = zp_map_header_size(plan.field_count)
+    plan.flat_header[1] = zp_map_header_size(plan.field_count + 1)
     for i in range(plan.field_count):
         plan.flat_room += plan.cfields[i].inline_room
 

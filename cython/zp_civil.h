@@ -23,13 +23,15 @@ static inline int64_t zp_floor_div(int64_t a, int64_t b) {
  * 1-9999 well inside): Neri and Schneider's days_from_civil (the paper below), the
  * year shifted 82 eras so that it is never negative and every division is by a
  * constant, a multiplication; checked against Hinnant's days_from_civil on every day
- * of years 1-9999 and every 7th year to the range's ends. */
+ * of years 1-9999 and every 7th year to the range's ends. In 32 bits (1461 times the
+ * shifted year stays below 2**32 over the whole range), where a division by a constant
+ * is one multiplication by an immediate; the days from March 1st to the month's first,
+ * (979 * m - 2919) / 32 with January and February as months 13 and 14, from a table. */
 ZP_ALWAYS_INLINE int64_t zp_days_from_civil(int64_t y, unsigned m, unsigned d) {
-    const uint64_t jan_feb = m <= 2;
-    const uint64_t y1 = (uint64_t)(y + 400 * 82) - jan_feb;    /* years from March 1st */
-    const uint64_t century = y1 / 100;
-    const uint64_t days = 1461 * y1 / 4 - century + century / 4
-                          + (979 * (jan_feb ? m + 12 : m) - 2919) / 32 + d;
+    static const uint16_t from_march[16] = {0, 306, 337, 0, 31, 61, 92, 122, 153, 184, 214, 245, 275, 0, 0, 0};
+    const uint32_t y1 = (uint32_t)(y + 400 * 82) - (uint32_t)(m <= 2);     /* years from March 1st */
+    const uint32_t century = y1 / 100;
+    const uint32_t days = 1461 * y1 / 4 - century + century / 4 + from_march[m & 15] + d;
     return (int64_t)days - 719469 - 146097 * 82;
 }
 

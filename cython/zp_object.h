@@ -176,7 +176,7 @@ ZP_ALWAYS_INLINE int zp_is_compact_ascii(PyObject *o) {
  * characters (right after its PyASCIIObject), or the UTF-8 a non-ASCII one caches once
  * it has been asked for it (PyUnicode_AsUTF8AndSize); NULL when it holds none yet. */
 ZP_ALWAYS_INLINE const char *zp_str_utf8_held(PyObject *o, Py_ssize_t *n) {
-    if (zp_is_compact_ascii(o)) {
+    if (ZP_LIKELY(zp_is_compact_ascii(o))) {        /* (laid out in line: most strs are ASCII) */
         *n = PyUnicode_GET_LENGTH(o);
         return (const char *)((PyASCIIObject *)o + 1);
     }

@@ -194,8 +194,10 @@ static inline void zp_store_u64(unsigned char *p, uint64_t v) {
 /* A test that is rarely true (a zero value left out): its branch laid out of line. */
 #if defined(__GNUC__) || defined(__clang__)
 #define ZP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ZP_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define ZP_UNLIKELY(x) (x)
+#define ZP_LIKELY(x) (x)
 #endif
 
 /* Labels as values (GCC, clang): the Arrow writer's clean rows and the reader's runs of

@@ -112,7 +112,7 @@ enum { ZP_STR = 0, ZP_BIN = 1, ZP_ARRAY = 2, ZP_MAP = 3 };
 ZP_ALWAYS_INLINE Py_ssize_t zp_store_length_header(unsigned char *p, Py_ssize_t n, unsigned char fix_base,
                                                    Py_ssize_t fix_max, unsigned char lead8,
                                                    unsigned char lead16, unsigned char lead32) {
-    if (n <= fix_max) {
+    if (ZP_LIKELY(n <= fix_max)) {          /* (laid out in line: most strs and containers are short) */
         p[0] = (unsigned char)(fix_base | n);
         return 1;
     }
