@@ -27,7 +27,7 @@ import random
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import zebrapack
@@ -69,6 +69,20 @@ def read_once(source: Path | bytes, schema: zebrapack.Schema, threads: int) -> t
     return time.perf_counter() - wall, time.process_time() - cpu, rows
 
 
+def two_threads_speedup(alone: Callable[[], None], halves: Sequence[Callable[[], None]]) -> float:
+    """How much faster two threads do ``halves`` (one each) than one thread does ``alone``."""
+    start = time.perf_counter()
+    alone()
+    one = time.perf_counter() - start
+    workers = [threading.Thread(target=half) for half in halves]
+    start = time.perf_counter()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return one / (time.perf_counter() - start)
+
+
 def hashing_speedup() -> float:
     """How much faster two threads hash 2 x 64 MB than one thread: the cores free right now."""
     data = b"z" * (64 << 20)
@@ -76,17 +90,11 @@ def hashing_speedup() -> float:
     def work() -> None:
         hashlib.sha256(data).digest()
 
-    start = time.perf_counter()
-    work()
-    work()
-    one = time.perf_counter() - start
-    workers = [threading.Thread(target=work) for _ in range(2)]
-    start = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return one / (time.perf_counter() - start)
+    def both() -> None:
+        work()
+        work()
+
+    return two_threads_speedup(both, [work, work])
 
 
 def halves_speedup(path: Path, schema: zebrapack.Schema) -> float:
@@ -97,20 +105,13 @@ def halves_speedup(path: Path, schema: zebrapack.Schema) -> float:
     size = path.stat().st_size
     halves = [Split(str(path), entries[0].start, middle, None), Split(str(path), middle, size, None)]
 
-    def work(source: Split | Path) -> None:
-        for _ in zpa.read(source, schema, type="A"):
-            pass
+    def reader(source: Split | Path) -> Callable[[], None]:
+        def read() -> None:
+            for _ in zpa.read(source, schema, type="A"):
+                pass
+        return read
 
-    start = time.perf_counter()
-    work(path)
-    one = time.perf_counter() - start
-    workers = [threading.Thread(target=work, args=(half,)) for half in halves]
-    start = time.perf_counter()
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return one / (time.perf_counter() - start)
+    return two_threads_speedup(reader(path), [reader(half) for half in halves])
 
 
 def run(megabytes: int, thread_counts: Sequence[int], rounds: int, directory: Path) -> str:

@@ -116,7 +116,7 @@ cdef extern from "zp_wire.h":
     int zp_i64_fits_double(int64_t v) noexcept nogil
     int zp_u64_fits_double(uint64_t v) noexcept nogil
     Py_ssize_t ZP_COPY_LONG_MIN
-    bint zp_copy_init() noexcept nogil
+    void zp_copy_init() noexcept nogil
     void zp_copy(unsigned char *dst, const void *src, Py_ssize_t n) noexcept nogil
     enum:
         ZP_NUMBER_NONE
@@ -247,8 +247,7 @@ cdef object _ExtTypes = (Ext, _MsgpackExtType)
 cdef object _DecodeError = DecodeError
 cdef object _TornTailError = TornTailError
 cdef object _EncodeError = EncodeError
-#: Whether long str and bytes payloads are copied by the core's AVX2 loop (zp_wire.h).
-cdef bint LONG_COPIES = zp_copy_init()
+zp_copy_init()      # whether long str and bytes payloads take the AVX2 loop (zp_wire.h)
 
 
 cdef inline object new_bytes(const unsigned char *p, Py_ssize_t n):

@@ -316,14 +316,11 @@ __attribute__((target("avx2"))) static void zp_copy_long_avx2(unsigned char *dst
 #define ZP_COPY_AVX2 0
 #endif
 
-/* Whether long copies take the AVX2 loop here. Called once, at import. */
-static inline int zp_copy_init(void) {
+/* Decides whether long copies take the AVX2 loop here. Called once, at import. */
+static inline void zp_copy_init(void) {
 #if ZP_COPY_AVX2
     __builtin_cpu_init();
     zp_copy_avx2_ok = __builtin_cpu_supports("avx2") != 0;
-    return zp_copy_avx2_ok;
-#else
-    return 0;
 #endif
 }
 

@@ -6,7 +6,6 @@ are kept."""
 from __future__ import annotations
 
 import gc
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -16,6 +15,7 @@ import zebrapack
 import zebrapack.arrow as zpa
 
 from support.engines import engine
+from support.go_schemas import schema_from_go_text
 
 pa = engine("pyarrow")
 
@@ -40,9 +40,7 @@ BITMAP_ROWS = 40_000    # a batch whose bitmaps (5,000 bytes) are kept too
 
 @pytest.fixture(scope="module")
 def schema(tmp_path_factory: pytest.TempPathFactory) -> zebrapack.Schema:
-    path = Path(tmp_path_factory.mktemp("pool")) / "pool.go"
-    path.write_text(GO_SCHEMA)
-    return zebrapack.schema_from_go(path)
+    return schema_from_go_text(tmp_path_factory, GO_SCHEMA, "pool")
 
 
 def row(i: int, set_: bool) -> bytes:

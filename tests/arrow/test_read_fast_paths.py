@@ -8,7 +8,6 @@ is exercised where it is made and where it is handed over."""
 from __future__ import annotations
 
 import struct
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +17,7 @@ import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
 from support.engines import engine
+from support.go_schemas import schema_from_go_text
 from .checks import assert_refused_as_expected
 from .oracle import assert_same_table, expected_read, validate_full
 
@@ -57,9 +57,7 @@ ZID = {name: zid for zid, name in enumerate(FIELDS)}
 
 @pytest.fixture(scope="module")
 def schema(tmp_path_factory: pytest.TempPathFactory) -> zebrapack.Schema:
-    path = Path(tmp_path_factory.mktemp("fast")) / "fast.go"
-    path.write_text(GO_SCHEMA)
-    return zebrapack.schema_from_go(path)
+    return schema_from_go_text(tmp_path_factory, GO_SCHEMA, "fast")
 
 
 # -- msgpack by hand: the encodings chosen, not the shortest ------------------------------

@@ -15,6 +15,7 @@ import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
 from support.engines import engine
+from support.go_schemas import schema_from_go_text
 
 pa = engine("pyarrow")
 
@@ -31,9 +32,7 @@ LENGTHS = [*range(0, 140), 200, 255, 1000, 4093, 65536 + 7]
 
 @pytest.fixture(scope="module")
 def schema(tmp_path_factory: pytest.TempPathFactory) -> zebrapack.Schema:
-    path = Path(tmp_path_factory.mktemp("sums")) / "sums.go"
-    path.write_text(GO_SCHEMA)
-    return zebrapack.schema_from_go(path)
+    return schema_from_go_text(tmp_path_factory, GO_SCHEMA, "sums")
 
 
 def record(n: int) -> bytes:

@@ -9,7 +9,6 @@ same message and path, the offset moved by the records before it."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -20,6 +19,7 @@ import zebrapack.arrow as zpa
 from zebrapack import DecodeError, TornTailError
 
 from support.engines import engine
+from support.go_schemas import schema_from_go_text
 from .checks import assert_refused_as_expected
 from .oracle import assert_same_table, expected_read, validate_full
 
@@ -46,9 +46,7 @@ type Outer struct {
 
 @pytest.fixture(scope="module")
 def schema(tmp_path_factory: pytest.TempPathFactory) -> zebrapack.Schema:
-    path = Path(tmp_path_factory.mktemp("plan")) / "plan.go"
-    path.write_text(GO_SCHEMA)
-    return zebrapack.schema_from_go(path)
+    return schema_from_go_text(tmp_path_factory, GO_SCHEMA, "plan")
 
 
 def inner(n: int, s: str | None = "s") -> dict[int, Any]:

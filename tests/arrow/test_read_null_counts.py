@@ -5,7 +5,6 @@ a byte, wherever the nulls are."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import msgpack
 import pytest
@@ -14,6 +13,7 @@ import zebrapack
 import zebrapack.arrow as zpa
 
 from support.engines import engine
+from support.go_schemas import schema_from_go_text
 
 pa = engine("pyarrow")
 
@@ -27,9 +27,7 @@ type Row struct {
 
 @pytest.fixture(scope="module")
 def schema(tmp_path_factory: pytest.TempPathFactory) -> zebrapack.Schema:
-    path = Path(tmp_path_factory.mktemp("nulls")) / "nulls.go"
-    path.write_text(GO_SCHEMA)
-    return zebrapack.schema_from_go(path)
+    return schema_from_go_text(tmp_path_factory, GO_SCHEMA, "nulls")
 
 
 @pytest.mark.parametrize("length", [1, 7, 8, 9, 63, 64, 65, 71, 72, 73, 127, 128, 129, 1000, 4099])

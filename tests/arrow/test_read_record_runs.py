@@ -21,6 +21,7 @@ import zebrapack.arrow as zpa
 from zebrapack import DecodeError
 
 from support.engines import engine
+from support.go_schemas import schema_from_go_text
 from .checks import assert_refused_as_expected
 from .oracle import assert_same_table, expected_read, validate_full
 from .test_read_fast_paths import FIELDS, GO_SCHEMA, ZID, go_time, wire_str
@@ -31,9 +32,7 @@ pa = engine("pyarrow")
 
 @pytest.fixture(scope="module")
 def schema(tmp_path_factory: pytest.TempPathFactory) -> zebrapack.Schema:
-    path = Path(tmp_path_factory.mktemp("runs")) / "fast.go"
-    path.write_text(GO_SCHEMA)
-    return zebrapack.schema_from_go(path)
+    return schema_from_go_text(tmp_path_factory, GO_SCHEMA, "runs")
 
 
 def values(i: int) -> dict[str, bytes]:
