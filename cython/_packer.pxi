@@ -710,13 +710,14 @@ cdef enum:
     RUN_SIGNED = 1
     RUN_UNSIGNED = 2
     RUN_F32 = 3
+    RUN_BOOL = 4
 
 
 cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_ssize_t i, Py_ssize_t end,
                                     int family, bint nullable, int64_t imin, int64_t imax, uint64_t umax) noexcept:
-    """objects[i:end] stored at at[0] (9 bytes of room each) while each is a number of
-    the family (RUN_*: an exact float, an exact int in range) or a pointer's None;
-    at[0] moved past them. Returns the index of the first item not stored."""
+    """objects[i:end] stored at at[0] (9 bytes of room each; 1 for RUN_BOOL) while each
+    is a value of the family (RUN_*: an exact float, an exact int in range, a bool) or a
+    pointer's None; at[0] moved past them. Returns the index of the first item not stored."""
     cdef unsigned char *p = at[0]
     cdef PyObject *item
     cdef uint64_t bits
@@ -734,6 +735,9 @@ cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_s
             if not int_fits(<object>item, family == RUN_SIGNED, imin, imax, umax, &bits):
                 break
             p += zp_store_int(p, family == RUN_SIGNED, bits)
+        elif family == RUN_BOOL and Py_TYPE(<object>item) == &PyBool_Type:
+            p[0] = ZP_TRUE if <object>item is True else ZP_FALSE
+            p += 1
         elif nullable and <object>item is None:
             p[0] = ZP_NIL
             p += 1
@@ -745,13 +749,14 @@ cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_s
 
 
 @cython.cdivision(True)      # a positive count of 9-byte items
-cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_t n) except -1:
-    """The leading items of a list of integers, float64s or float32s (or of pointers to
-    them) that are exact ints in range, exact floats (within float32's range) or None
-    for a pointer: written with one capacity check per run of items, and no dispatch or
-    reference counting (no Python code runs, so the list cannot change). Returns the
-    index of the first item left to the general loop (n when all were written)."""
-    cdef Py_ssize_t i = 0, run_end, stop
+cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, object items, Py_ssize_t n) except -1:
+    """The leading items of a list or tuple of integers, float64s, float32s or bools (or
+    of pointers to them) that are exact ints in range, exact floats (within float32's
+    range), bools or None for a pointer: written with one capacity check per run of
+    items, and no dispatch or reference counting (no Python code runs, so a list cannot
+    change). Returns the index of the first item left to the general loop (n when all
+    were written)."""
+    cdef Py_ssize_t i = 0, run_end, stop, width = 9
     cdef PyObject **objects = PySequence_Fast_ITEMS(items)
     cdef unsigned char *p
     cdef bint nullable = elem.kind == K_POINTER
@@ -764,15 +769,18 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_
         family = RUN_F32
     elif K_UINT <= kind <= K_INT64:
         family = RUN_SIGNED if t.is_signed else RUN_UNSIGNED
+    elif kind == K_BOOL:
+        family = RUN_BOOL
+        width = 1
     else:
         return 0
     while i < n:
-        # the items that surely fit (9 bytes each at most); a buffer sized for the
+        # the items that surely fit (width bytes each at most); a buffer sized for the
         # record takes them in a few runs without growing
-        run_end = (w.cap - w.pos) // 9
+        run_end = (w.cap - w.pos) // width
         if run_end == 0:
-            ensure(w, 9 * min(n - i, NUMBER_BLOCK))
-            run_end = (w.cap - w.pos) // 9
+            ensure(w, width * min(n - i, NUMBER_BLOCK))
+            run_end = (w.cap - w.pos) // width
         run_end = i + min(n - i, run_end)
         p = w.data + w.pos
         if family == RUN_F64:
@@ -781,8 +789,10 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_
             stop = number_items(&p, objects, i, run_end, RUN_SIGNED, nullable, t.imin, t.imax, 0)
         elif family == RUN_UNSIGNED:
             stop = number_items(&p, objects, i, run_end, RUN_UNSIGNED, nullable, 0, 0, t.umax)
-        else:
+        elif family == RUN_F32:
             stop = number_items(&p, objects, i, run_end, RUN_F32, nullable, 0, 0, 0)
+        else:
+            stop = number_items(&p, objects, i, run_end, RUN_BOOL, nullable, 0, 0, 0)
         w.pos = p - w.data
         i = stop
         if i < run_end:
@@ -790,8 +800,8 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, list items, Py_ssize_
     return i
 
 
-cdef Py_ssize_t write_str_run(Writer *w, TypePlan elem, list items, Py_ssize_t n) except -1:
-    """The leading items of a []string (or []*string) list that are exact strs whose UTF-8
+cdef Py_ssize_t write_str_run(Writer *w, TypePlan elem, object items, Py_ssize_t n) except -1:
+    """The leading items of a []string (or []*string) list or tuple that are exact strs whose UTF-8
     the str already holds (ASCII, or cached), or None for a pointer: written with no
     dispatch and no trail step (nothing here runs Python code or allocates but the
     buffer, so the list cannot change). Returns the index of the first item left to the
@@ -841,11 +851,9 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         return 0
     put_array_header(w, n)
     writer_enter(w)
-    start = 0
-    if is_list:
-        start = write_number_run(w, elem, value, n)
-        if start == 0 and elem.kind in (K_STRING, K_POINTER):
-            start = write_str_run(w, elem, value, n)
+    start = write_number_run(w, elem, value, n)
+    if start == 0 and elem.kind in (K_STRING, K_POINTER):
+        start = write_str_run(w, elem, value, n)
     for i in range(start, n):
         trail_index(&w.trail, i)
         if is_list:

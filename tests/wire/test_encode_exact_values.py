@@ -56,6 +56,8 @@ class Everything(Record):
     IMap: Annotated[dict[int64, str], Zid(28)] = field(default_factory=dict)
     Any_: Annotated[Any, Zid(29)] = None
     Tail: Annotated[int64, Zid(30)] = 0
+    Bools: Annotated[list[bool], Zid(31)] = field(default_factory=list)
+    PBools: Annotated[list[Optional[bool]], Zid(32)] = field(default_factory=list)
 
 
 SCHEMA = zebrapack.schema_from_dataclasses(Everything, package="exact")
@@ -161,6 +163,7 @@ FIELDS = {
     "PStrs": st.lists(st.one_of(st.none(), texts), max_size=6), "Times": st.lists(times, max_size=4),
     "SMap": st.dictionaries(texts, ints, max_size=4), "FMap": st.dictionaries(texts, floats, max_size=4),
     "IMap": st.dictionaries(ints, texts, max_size=4), "Any_": anys, "Tail": ints,
+    "Bools": st.lists(st.booleans(), max_size=6), "PBools": st.lists(st.one_of(st.none(), st.booleans()), max_size=6),
 }
 
 
@@ -182,11 +185,46 @@ def test_a_value_that_leaves_a_run_is_reported_at_its_index() -> None:
         "Strs ": (["a", "b" * 300, None], r"Strs\[2\]", "None"),
         "PStrs": ([None, "😀", "\udc80"], r"PStrs\[2\]", "UTF-8"),
         "Times": ([datetime(2020, 1, 1, tzinfo=timezone.utc), datetime(2020, 1, 1)], r"Times\[1\]", "naive"),
+        "Bools": ([True, False, 1], r"Bools\[2\]", "expected bool"),
+        "Bools ": ([False, None], r"Bools\[1\]", "None"),
+        "PBools": ([None, True, None, 0], r"PBools\[3\]", "expected bool"),
     }
     for name, (values, path, reason) in cases.items():
         error = assert_general_path_agrees({name.strip(): values})
         assert error[0] == "error" and reason in error[1], (name, error)
         assert re.search(path, error[2]), (name, error)
+
+
+def test_bool_runs_are_msgpack_bools_past_the_buffers_first_size() -> None:
+    """A []bool or []*bool run (write_number_run, one byte an item) writes 0xc3 / 0xc2 /
+    0xc0 as msgpack does, for lists longer than the writer's first buffer and than a
+    block of the run (1024 items), into a fresh buffer and after bytes already there."""
+    for n in (1, 7, 1023, 1024, 1025, 5000):
+        bools = [(i * 7) % 3 == 0 for i in range(n)]
+        pointers = [None if i % 5 == 0 else bool(i % 2) for i in range(n)]
+        data = assert_general_path_agrees({"Bools": bools, "PBools": pointers})
+        assert isinstance(data, bytes)
+        assert msgpack.packb(bools) in data and msgpack.packb(pointers) in data
+        decoded = SCHEMA.decode(data)
+        assert decoded.Bools == bools and decoded.PBools == pointers
+
+
+def test_tuples_are_written_as_the_same_lists_are() -> None:
+    """A tuple given for a slice takes the runs a list takes: the same bytes, and the same
+    error at the same index where an item does not fit."""
+    fields = {"I64s": [1, -2, 2**40, -2**63], "U64s": [0, 2**64 - 1], "F64s": [0.5, -1e300],
+              "F32s": [1.5, -2.25], "I16s": [-2**15, 7], "PInts": [None, 3], "Strs": ["a", "é" * 3, ""],
+              "PStrs": [None, "b"], "Bools": [True, False], "PBools": [None, False]}
+    as_lists = SCHEMA.encode(Generated(**fields))
+    assert SCHEMA.encode(Generated(**{name: tuple(value) for name, value in fields.items()})) == as_lists
+    for name, values, path in (("I64s", (1, 2**63), r"I64s\[1\]"), ("Bools", (True, 2), r"Bools\[1\]"),
+                               ("F32s", (1.0, 1e39), r"F32s\[1\]"), ("Strs", ("a", 5), r"Strs\[1\]")):
+        with pytest.raises(EncodeError) as from_tuple:
+            SCHEMA.encode(Generated(**{name: values}))
+        with pytest.raises(EncodeError) as from_list:
+            SCHEMA.encode(Generated(**{name: list(values)}))
+        assert re.search(path, from_tuple.value.path)
+        assert (str(from_tuple.value), from_tuple.value.offset) == (str(from_list.value), from_list.value.offset)
 
 
 def test_string_runs_cross_every_header_width_and_grow_the_buffer() -> None:
