@@ -273,11 +273,17 @@ cdef inline PyObject *cached_fixstr_key(Reader *r, KeyProbe *probe) noexcept:
     not looked up again). In line where maps are read: a hit, the common case, costs no
     call."""
     cdef Py_ssize_t n = r.buf[r.pos] & 0x1f
+    cdef Py_ssize_t avail = r.end - r.pos - 1
     cdef KeyCacheEntry *entry
     probe.entry = NULL
-    if n > KEY_CACHE_MAX_LENGTH or r.end - r.pos - 1 < 16:
+    if n > KEY_CACHE_MAX_LENGTH:
         return NULL
-    zp_load_padded16(r.buf + r.pos + 1, n, 16, &probe.lo, &probe.hi)
+    if avail >= 16:                 # the common case: whole words, masked
+        zp_load_padded16(r.buf + r.pos + 1, n, 16, &probe.lo, &probe.hi)
+    elif avail >= n:                # near the input's end: the key's bytes alone
+        zp_load_padded16(r.buf + r.pos + 1, n, avail, &probe.lo, &probe.hi)
+    else:
+        return NULL
     entry = &_key_cache[zp_key_slot(probe.lo, probe.hi, n) & (KEY_CACHE_SIZE - 2)]
     if entry.key != NULL and entry.lo == probe.lo and entry.hi == probe.hi and entry.n == n:
         r.pos += 1 + n
@@ -359,9 +365,19 @@ cdef enum:
     UTF8_PROBE = 64
 
 
+# The one-character ASCII strs, CPython's own (chr's): a one-byte str is one of them, as
+# Python's decoders give it, not a new object.
+cdef PyObject *_ascii_chars[128]
+_ascii_char_objects = [chr(code) for code in range(128)]
+for _code in range(128):
+    _ascii_chars[_code] = <PyObject *>_ascii_char_objects[_code]
+
+
 cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
-    """A str from UTF-8 bytes: short ASCII copied straight into a new compact str, the
-    rest built by str_from_utf8."""
+    """A str from UTF-8 bytes: one ASCII character CPython's own str of it, short ASCII
+    copied straight into a new compact str, the rest built by str_from_utf8."""
+    if n == 1 and p[0] < 0x80:
+        return <object>_ascii_chars[p[0]]
     if n <= ASCII_DIRECT_MAX and zp_is_ascii(p, n):
         value = PyUnicode_New(n, 127)
         zp_copy_short(<unsigned char *>PyUnicode_DATA(value), p, n)     # up to 16 bytes without a call

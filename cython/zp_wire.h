@@ -74,10 +74,10 @@ static inline int zp_same_bytes(const void *a, const void *b, Py_ssize_t n) {
 
 /* The n <= 16 bytes at p, zero-padded to 16, as two words in memory order (equal
  * words and lengths: equal bytes). avail: the bytes readable from p (at least n);
- * with 16 of them the words are loaded whole and masked. */
+ * with 16 of them the words are loaded whole and masked, with fewer only the n bytes
+ * are read. */
 static inline void zp_load_padded16(const unsigned char *p, Py_ssize_t n, Py_ssize_t avail,
                                     uint64_t *lo, uint64_t *hi) {
-    unsigned char buf[16];
 #if ZP_LITTLE_ENDIAN
     if (avail >= 16) {
         uint64_t a, b;
@@ -88,12 +88,38 @@ static inline void zp_load_padded16(const unsigned char *p, Py_ssize_t n, Py_ssi
         *hi = b & (n > 8 ? ~0ULL >> (8 * (16 - n)) : 0);
         return;
     }
-#endif
+    /* fewer than 16 bytes there (a key near the end of the input): the n bytes alone,
+     * as overlapping loads that end at p + n */
+    if (n >= 8) {
+        uint64_t a, b = 0;
+        memcpy(&a, p, 8);
+        if (n > 8) {
+            memcpy(&b, p + n - 8, 8);
+            b >>= 8 * (16 - n);
+        }
+        *lo = a;
+        *hi = b;
+        return;
+    }
+    if (n >= 4) {
+        uint32_t x, y;
+        memcpy(&x, p, 4);
+        memcpy(&y, p + n - 4, 4);
+        *lo = (uint64_t)x | ((uint64_t)y << (8 * (n - 4)));
+        *hi = 0;
+        return;
+    }
+    *lo = n ? (uint64_t)p[0] | ((uint64_t)p[n >> 1] << (8 * (n >> 1))) | ((uint64_t)p[n - 1] << (8 * (n - 1))) : 0;
+    *hi = 0;
+    return;
+#else
+    unsigned char buf[16];
     (void)avail;
     memset(buf, 0, 16);
     memcpy(buf, p, (size_t)n);
     memcpy(lo, buf, 8);
     memcpy(hi, buf + 8, 8);
+#endif
 }
 
 /* A slot number for the key words of zp_load_padded16 (the high bits of a multiplicative hash). */

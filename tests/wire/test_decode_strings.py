@@ -92,6 +92,21 @@ INVALID = [
 ]
 
 
+def test_one_ascii_character_is_pythons_own_str_of_it(schema: zebrapack.Schema) -> None:
+    """A one-byte ASCII str (a field, a list item, an interface{} value) is the str
+    Python's decoders give for it, one object per character, as ``chr`` gives it; the
+    bytes after it are read as they are."""
+    for code in range(128):
+        char = chr(code)
+        record = Text(S=char, L=[char, char + "b", "a" + char], A=[char, {char: char}])
+        decoded = schema.decode(schema.encode(record))
+        assert decoded.S == char and decoded.L == [char, char + "b", "a" + char]
+        assert decoded.S is char and decoded.L[0] is char and decoded.A[0] is char
+        assert decoded.A[1] == {char: char} and next(iter(decoded.A[1].values())) is char
+    with pytest.raises(DecodeError):
+        schema.decode(field_s(b"\x80"))        # one byte that is no character: refused as before
+
+
 @pytest.mark.parametrize("bad", INVALID, ids=lambda b: b.hex())
 @pytest.mark.parametrize("where", ["alone", "after ascii", "after latin1", "after cjk", "long"])
 def test_invalid_utf8_fails_with_pythons_words_at_the_str(schema: zebrapack.Schema, bad: bytes, where: str) -> None:

@@ -40,8 +40,9 @@ def test_truncated_cached_key_is_still_an_error(zp: zebrapack.Schema) -> None:
 
 @pytest.mark.parametrize("length", range(18))
 def test_a_key_near_the_end_of_the_input_reads_as_one_far_from_it(zp: zebrapack.Schema, length: int) -> None:
-    # a key within 16 bytes of the input's end is looked up out of line, one further
-    # from it in line: the same key either way, the cached str itself once cached
+    # a key within 16 bytes of the input's end is loaded byte-exact (nothing past the
+    # end read), one further from it as whole words: the same key either way, the
+    # cached str itself once cached
     key = "q" * length
     document = {"a": 1, key: {key: 2}}
     record = zp.encode(zp.types.Prims(Any=document))
@@ -61,3 +62,23 @@ def test_string_keyed_map_keys_near_the_end_and_past_the_cache(zp: zebrapack.Sch
         for _ in range(2):
             assert zp.decode(record).SMap == smap
             assert [r.SMap for r in zp.decode_all(record * 2)] == [smap, smap]
+
+
+@pytest.mark.parametrize("length", range(17))
+def test_keys_near_the_end_that_differ_in_one_byte_stay_apart(zp: zebrapack.Schema, length: int) -> None:
+    """Keys that differ in one byte, at any position, each read back as itself near the
+    input's end (the inner key: its last bytes a key's) and far from it, and as the one
+    cached str of it: the near read finds the far read's str, and the other way round."""
+    base = "abcdefghijklmnop"[:length]
+    keys = [base] + [base[:i] + "Z" + base[i + 1:] for i in range(length)]
+    prims = zp.types.Prims
+    for near_first in (True, False):
+        for key in keys:
+            near = ({"a": 1, key: {key: 2}}, "a")
+            far = ({key: {key: 2}, "pad": "x" * 20}, "pad")
+            inner = []
+            for document, other in (near, far) if near_first else (far, near):
+                decoded = zp.decode(zp.encode(prims(Any=document))).Any
+                assert decoded == document and decoded[other] == document[other]
+                inner.append(next(iter(decoded[key])))
+            assert inner[0] == key and inner[0] is inner[1]
