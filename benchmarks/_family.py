@@ -19,7 +19,12 @@ Families (a row may belong to several; ``records`` is the eleven):
   kind, and a 64 KB JSON-like one (the eleven's JSON-like 2 KB is in it too);
 - ``maps``: n entries of ``map[int64]int64``, ``map[int64]string``, ``map[int32]string``;
 - ``optional``: n ``*int64`` in a list and n/10 records of six pointer fields, each
-  90% nil and 90% set.
+  90% nil and 90% set;
+- ``bools``: n ``bool`` and n ``*bool`` (half nil) in a list;
+- ``small``: small records that hold containers, where the cost of a record and of a
+  container is most of the work: one short ``[]string``, a name and two tags, an id and
+  a two-entry ``map[string]int64``, an id and a nested struct, three lists of two, three
+  labels and a count.
 
 Every row is one record type, a slots dataclass with zids written once here: its
 ``msgspec.Struct`` twin is derived from it (``struct_twin``), msgspec's dataclass
@@ -49,7 +54,7 @@ import zebrapack
 
 from ._shapes import EPOCH, SEED, WORDS, Shape, build_shapes, generated_schema, json_like
 
-FAMILIES = ("records", "strings", "ints", "floats", "bytes", "times", "any", "maps", "optional")
+FAMILIES = ("records", "strings", "ints", "floats", "bytes", "times", "any", "maps", "optional", "bools", "small")
 
 
 # -- the record types ------------------------------------------------------------------
@@ -176,8 +181,50 @@ class Opts:
     V: list[Opt] = _zid(0, default_factory=list)
 
 
+@dataclass(slots=True)
+class Bools:
+    V: list[bool] = _zid(0, default_factory=list)
+
+
+@dataclass(slots=True)
+class OptBools:
+    V: list[Optional[bool]] = _zid(0, default_factory=list)
+
+
+@dataclass(slots=True)
+class Tagged:
+    Name: str = _zid(0, default="")
+    Tags: list[str] = _zid(1, default_factory=list)
+
+
+@dataclass(slots=True)
+class Counted:
+    ID: int = _zid(0, default=0)
+    Counts: dict[str, int] = _zid(1, default_factory=dict)
+
+
+@dataclass(slots=True)
+class Located:
+    ID: int = _zid(0, default=0)
+    At: Point = _zid(1, default_factory=Point)
+
+
+@dataclass(slots=True)
+class ThreeLists:
+    A: list[int] = _zid(0, default_factory=list)
+    B: list[str] = _zid(1, default_factory=list)
+    C: list[float] = _zid(2, default_factory=list)
+
+
+@dataclass(slots=True)
+class Labeled:
+    Labels: dict[str, str] = _zid(0, default_factory=dict)
+    Count: int = _zid(1, default=0)
+
+
 DATACLASSES = (Str, Strs, Blob, Blobs, StrBlob, I64s, U64s, I32s, U32s, F32s, F64s, Times, Event, Events,
-               Payload, IntIntMap, IntStrMap, I32StrMap, OptInts, Point, Opt, Opts)
+               Payload, IntIntMap, IntStrMap, I32StrMap, OptInts, Point, Opt, Opts, Bools, OptBools, Tagged,
+               Counted, Located, ThreeLists, Labeled)
 #: Records whose fields can be at their zero: their Struct twin leaves defaults out, as
 #: zebrapack leaves out empty fields (elsewhere both write every field).
 _OMIT_DEFAULTS = frozenset({Opt})
@@ -439,6 +486,33 @@ def rows(sizes: dict[str, int] | None = None) -> list[Row]:
                          f"struct, uint32), {label}", Opts,
                          lambda ns, rng, share=share: ns.Opts(V=[_opt(ns, rng, share) for _ in range(records)]),
                          _build_opts, "msgspec: Optional[int] for the *uint32"))
+    table += [
+        _single(f"{n} bool", "bools", f"list of {n} bool", Bools, lambda rng: [rng.random() < 0.5 for _ in range(n)]),
+        _single(f"{n} *bool half nil", "bools", f"list of {n} *bool, half nil", OptBools,
+                lambda rng: [rng.random() < 0.5 if rng.random() < 0.5 else None for _ in range(n)]),
+        _single("small: one-str list", "small", "a []string of one word", Strs, lambda rng: [rng.choice(WORDS)]),
+        Row("small: name + 2 tags", ("small",), "a str and a []string of two words", Tagged,
+            lambda ns, rng: ns.Tagged(Name=f"{rng.choice(WORDS)} {rng.choice(WORDS)}",
+                                      Tags=[rng.choice(WORDS), rng.choice(WORDS)]),
+            lambda d: Tagged(**d)),
+        Row("small: id + 2-entry map", ("small",), "an int64 and a map[string]int64 of two entries", Counted,
+            lambda ns, rng: ns.Counted(ID=rng.randrange(1 << 20),
+                                       Counts={"alpha": rng.randrange(100), "bravo": rng.randrange(100)}),
+            lambda d: Counted(**d)),
+        Row("small: id + struct", ("small",), "an int64 and a nested struct of two int64", Located,
+            lambda ns, rng: ns.Located(ID=rng.randrange(1 << 20), At=ns.Point(X=rng.randrange(1000),
+                                                                             Y=-rng.randrange(1, 1000))),
+            lambda d: Located(ID=d["ID"], At=Point(**d["At"]))),
+        Row("small: 3 lists of 2", ("small",), "a []int64, a []string and a []float64 of two items each",
+            ThreeLists, lambda ns, rng: ns.ThreeLists(A=[rng.randrange(1000), -rng.randrange(1000)],
+                                                      B=[rng.choice(WORDS), rng.choice(WORDS)],
+                                                      C=[rng.uniform(0, 1), rng.uniform(-1, 0)]),
+            lambda d: ThreeLists(**d)),
+        Row("small: 3 labels + count", ("small",), "a map[string]string of three entries and an int64", Labeled,
+            lambda ns, rng: ns.Labeled(Labels={"env": rng.choice(WORDS), "team": rng.choice(WORDS),
+                                               "app": rng.choice(WORDS)}, Count=rng.randrange(100)),
+            lambda d: Labeled(**d)),
+    ]
     return table
 
 

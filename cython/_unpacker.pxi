@@ -522,11 +522,12 @@ cdef enum:
     READ_RUN_TIME = 5
     READ_RUN_STRUCT = 6
     READ_RUN_F32 = 7
+    READ_RUN_BOOL = 8
 
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     """A slice or array. The item kind is looked at once, not per item: integers,
-    float64 and float32, strings and []byte (or pointers to them) are read in line in their own
+    float64 and float32, bools, strings and []byte (or pointers to them) are read in line in their own
     encodings, times and structs by their readers without read_value's dispatch, and a
     nil item is the element's shared zero (None for a pointer) when it costs nothing;
     every other item, and every encoding a run does not take (the other family,
@@ -564,6 +565,8 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         run = READ_RUN_TIME
     elif item_type.kind == K_STRUCT:
         run = READ_RUN_STRUCT
+    elif item_type.kind == K_BOOL:
+        run = READ_RUN_BOOL
     h.header = h.n = 0                  # (set by zp_read_str/_bin before use: gcc cannot tell)
     result = PyList_New(n)
     reader_enter(r)
@@ -605,6 +608,9 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
                 item = read_time(r, False)
             elif run == READ_RUN_STRUCT:
                 item = read_struct(r, item_type.struct_plan, c)
+            elif run == READ_RUN_BOOL and (c == 0xc2 or c == 0xc3):
+                item = c == 0xc3
+                r.pos += 1
             else:
                 item = read_value(r, item_type)     # not nil: a pointer reads as its element
         Py_INCREF(item)

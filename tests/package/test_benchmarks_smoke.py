@@ -68,7 +68,10 @@ def test_family_benchmark_times_every_row_of_every_family_both_ways(tmp_path: Pa
               "any": {"interface{} numbers", "interface{} strings", "interface{} nested maps", "interface{} lists",
                       "interface{} deep", "interface{} 2KB"},
               "maps": {"map[int64]int64 x 8", "map[int64]string x 8", "map[int32]string x 8"},
-              "optional": {"8 *int64 90% nil", "8 *int64 90% set", "1 x Opt 90% nil", "1 x Opt 90% set"}}
+              "optional": {"8 *int64 90% nil", "8 *int64 90% set", "1 x Opt 90% nil", "1 x Opt 90% set"},
+              "bools": {"8 bool", "8 *bool half nil"},
+              "small": {"small: one-str list", "small: name + 2 tags", "small: id + 2-entry map", "small: id + struct",
+                        "small: 3 lists of 2", "small: 3 labels + count"}}
     for family, names in wanted.items():
         assert names <= by_family[family], family
     assert [r.direction for r in results].count("decode") == [r.direction for r in results].count("encode")

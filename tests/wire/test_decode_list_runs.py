@@ -1,4 +1,4 @@
-"""Lists of integers, float64, strings and []byte, and of pointers to them, are read
+"""Lists of integers, float64, bools, strings and []byte, and of pointers to them, are read
 item by item without the general dispatch: every encoding an item may take still
 decodes as the general reader takes it (nil as the zero value or None, the other
 integer family, a float32 or an integer in a float64 list, a bin in a string list
@@ -28,6 +28,8 @@ class Lists:
     U8: list[zebrapack.uint8] = field(default_factory=list, metadata={"zid": 7})
     F32: list[zebrapack.float32] = field(default_factory=list, metadata={"zid": 8})
     PF32: list[Optional[zebrapack.float32]] = field(default_factory=list, metadata={"zid": 9})
+    Bo: list[bool] = field(default_factory=list, metadata={"zid": 10})
+    PBo: list[Optional[bool]] = field(default_factory=list, metadata={"zid": 11})
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def record(zid: int, items: list[bytes]) -> bytes:
 
 def decode(schema: zebrapack.Schema, zid: int, items: list[bytes], strict: bool = False) -> list[object]:
     value = schema.decode(record(zid, items), Lists, strict=strict)
-    return getattr(value, ["I", "PI", "S", "PS", "B", "F", "PF", "U8", "F32", "PF32"][zid])
+    return getattr(value, ["I", "PI", "S", "PS", "B", "F", "PF", "U8", "F32", "PF32", "Bo", "PBo"][zid])
 
 
 NIL = b"\xc0"
@@ -99,6 +101,25 @@ def test_float32_items_take_float32_exact_float64_and_integers(schema: zebrapack
     with pytest.raises(DecodeError, match="input ends inside a value") as caught:
         schema.decode(record(8, [F32, b"\xca\x00\x00"]), Lists)
     assert (caught.value.path, caught.value.offset) == ("Lists.F32[1]", 8)
+
+
+def test_bool_items_and_nil(schema: zebrapack.Schema) -> None:
+    items = [b"\xc3", b"\xc2", NIL, b"\xc2", b"\xc3"]
+    assert decode(schema, 10, items) == [True, False, False, False, True]
+    assert decode(schema, 11, items) == [True, False, None, False, True]
+    assert all(type(item) is bool for item in decode(schema, 10, items))
+
+
+def test_a_bool_item_of_another_kind_names_its_index(schema: zebrapack.Schema) -> None:
+    for zid, name in ((10, "Bo"), (11, "PBo")):
+        for wrong in (b"\x01", b"\xa1x", F64):
+            with pytest.raises(DecodeError, match="expected bool") as caught:
+                schema.decode(record(zid, [b"\xc3", NIL, wrong]), Lists)
+            assert (caught.value.path, caught.value.offset) == (f"Lists.{name}[2]", 5)
+        # fewer bytes than items: the list's count is refused before any item
+        with pytest.raises(DecodeError, match="input ends inside a value") as caught:
+            schema.decode(record(zid, [b"\xc3", b"\xc2", b"\xc3"])[:-1], Lists)
+        assert (caught.value.path, caught.value.offset) == (f"Lists.{name}", 3)
 
 
 def test_string_items_of_every_header_nil_and_bin(schema: zebrapack.Schema) -> None:
