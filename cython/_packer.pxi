@@ -635,8 +635,8 @@ cdef extern from *:
 
 
 cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except -1:
-    """The common element of a slice or map: an exact int, float, str, bool or bytes,
-    or a datetime in UTC, that fits its declared type, written without the generic
+    """The common element of a slice or map: an exact int, float, str, bool or bytes (of
+    its [N]byte's length), or a datetime in UTC, that fits its declared type, written without the generic
     dispatch (no Python code runs, so the container cannot change under it). 1 when it
     wrote the item; 0 leaves it to write_value, which also raises every error."""
     cdef int kind = t.kind
@@ -677,7 +677,7 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
         return 1
     if tp == &PyBytes_Type:
         n = PyBytes_GET_SIZE(<object>item)
-        if kind != K_BYTES or n > ZP_MAX_LENGTH32:
+        if not (kind == K_BYTES or kind == K_BYTEARRAY and n == t.length) or n > ZP_MAX_LENGTH32:
             return 0
         put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
         return 1

@@ -527,7 +527,7 @@ cdef enum:
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     """A slice or array. The item kind is looked at once, not per item: integers,
-    float64 and float32, bools, strings and []byte (or pointers to them) are read in line in their own
+    float64 and float32, bools, strings, []byte and [N]byte (or pointers to them) are read in line in their own
     encodings, times and structs by their readers without read_value's dispatch, and a
     nil item is the element's shared zero (None for a pointer) when it costs nothing;
     every other item, and every encoding a run does not take (the other family,
@@ -538,6 +538,7 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     cdef TypePlan item_type = elem.elem if elem.kind == K_POINTER else elem    # a non-nil item is read as
     cdef PyObject *nil_value = NULL
     cdef int run = READ_RUN_NONE
+    cdef Py_ssize_t array_length = -1
     cdef int64_t size
     cdef uint64_t v
     cdef unsigned char c
@@ -559,8 +560,10 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         run = READ_RUN_F32
     elif item_type.kind == K_STRING:
         run = READ_RUN_STRING
-    elif item_type.kind == K_BYTES:
+    elif item_type.kind == K_BYTES or item_type.kind == K_BYTEARRAY:
         run = READ_RUN_BYTES
+        if item_type.kind == K_BYTEARRAY:
+            array_length = item_type.length        # a bin of exactly that many bytes
     elif item_type.kind == K_TIME:
         run = READ_RUN_TIME
     elif item_type.kind == K_STRUCT:
@@ -601,7 +604,8 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
             elif run == READ_RUN_STRING and zp_read_str(r.buf + r.pos, left, &h) == ZP_READ_OK:
                 item = make_str(r.buf + r.pos + h.header, h.n)
                 r.pos += h.header + h.n
-            elif run == READ_RUN_BYTES and zp_read_bin(r.buf + r.pos, left, &h) == ZP_READ_OK:
+            elif run == READ_RUN_BYTES and zp_read_bin(r.buf + r.pos, left, &h) == ZP_READ_OK \
+                    and (array_length < 0 or h.n == array_length):
                 item = new_bytes(r.buf + r.pos + h.header, h.n)
                 r.pos += h.header + h.n
             elif run == READ_RUN_TIME:
