@@ -142,6 +142,7 @@ cdef class Codec:
         self._plans = tuple(self._by_name.values())
         for plan in self._plans:
             struct_zero_cost(plan)
+            settle_flat(plan, max_depth)
         for type_plan in memo.values():
             type_zero_cost(type_plan)
         self._by_class = {}

@@ -602,7 +602,7 @@ cdef extern from *:
     /* and the pieces of every fast path: the field writer of write_struct and
        write_flat_record, an int's range test, a str's UTF-8, a str or bin store */
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_inline_field(unsigned char *, unsigned char *,
-        struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int, Py_ssize_t *, Py_ssize_t *)
+        struct __pyx_t_9zebrapack_5_core_FieldC *, int, PyObject *, int, int, Py_ssize_t *, Py_ssize_t *, int)
         __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_write_inline_field(
         struct __pyx_t_9zebrapack_5_core_Writer *, struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int)
@@ -617,7 +617,8 @@ cdef extern from *:
         __attribute__((always_inline));
     struct __pyx_obj_9zebrapack_5_core_StructPlan;
     static inline Py_ssize_t __pyx_f_9zebrapack_5_core_flat_fields(unsigned char *, Py_ssize_t, Py_ssize_t,
-        struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject *, int, int) __attribute__((always_inline));
+        struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject *, int, int, Py_ssize_t *)
+        __attribute__((always_inline));
     static inline Py_ssize_t __pyx_f_9zebrapack_5_core_write_flat_record(unsigned char *, Py_ssize_t, Py_ssize_t,
         struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject *, int) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_time_field(unsigned char *,
@@ -699,6 +700,11 @@ cdef extern from *:
         Py_ssize_t, int, int, int64_t, int64_t, uint64_t) __attribute__((always_inline));
     static Py_ssize_t __pyx_f_9zebrapack_5_core_write_str_run(struct __pyx_t_9zebrapack_5_core_Writer *,
         struct __pyx_obj_9zebrapack_5_core_TypePlan *, PyObject *, Py_ssize_t) __attribute__((noinline));
+    struct __pyx_t_9zebrapack_5_core_FieldC;
+    static unsigned char *__pyx_f_9zebrapack_5_core_store_struct_field(unsigned char *, unsigned char *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int, int, Py_ssize_t *) __attribute__((noinline));
+    static unsigned char *__pyx_f_9zebrapack_5_core_store_flat_container(unsigned char *, unsigned char *,
+        struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int, int, Py_ssize_t *) __attribute__((noinline));
     #endif
     """
 
@@ -711,6 +717,7 @@ cdef enum:
     RUN_UNSIGNED = 2
     RUN_F32 = 3
     RUN_BOOL = 4
+    RUN_STR = 5             # not write_number_run's: write_str_run's items (FieldC.list_run)
 
 
 cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_ssize_t i, Py_ssize_t end,
@@ -748,6 +755,80 @@ cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_s
     return i
 
 
+cdef int number_run_family(TypePlan t) noexcept:
+    """The write_number_run family (RUN_*) of items of type t: a float64, float32, integer
+    or bool; -1 for any other type."""
+    cdef int kind = t.kind
+    if kind == K_F64:
+        return RUN_F64
+    if kind == K_F32:
+        return RUN_F32
+    if K_UINT <= kind <= K_INT64:
+        return RUN_SIGNED if t.is_signed else RUN_UNSIGNED
+    if kind == K_BOOL:
+        return RUN_BOOL
+    return -1
+
+
+cdef void set_flat_kind(FieldC *fc, FieldPlan fp) noexcept:
+    """How write_flat_record writes the field, if it does (FieldC.flat_kind): an inline
+    field; a []T, T a number, bool or string or a pointer to one (list_run: their family,
+    number_run_family's or RUN_STR); a map[string]T, T an integer or float64 (list_run:
+    T's family); a struct (flat if its plan is: settle_flat). The items' or values' range
+    in imin..umax."""
+    cdef TypePlan t = fp.type
+    cdef TypePlan item = None
+    cdef int family = -1
+    fc.flat_kind = FLAT_NONE
+    fc.flat_inline_kind = fc.inline_kind
+    fc.list_run = -1
+    fc.list_nullable = False
+    if fc.inline_kind != INLINE_NONE:
+        fc.flat_kind = FLAT_INLINE
+        return
+    if fp.deprecated:                       # a warning to give
+        return
+    if t.kind == K_SLICE:
+        item = t.elem
+        fc.list_nullable = item.kind == K_POINTER
+        if fc.list_nullable:
+            item = item.elem
+        family = RUN_STR if item.kind == K_STRING else number_run_family(item)
+        if family >= 0:
+            fc.flat_kind = FLAT_LIST
+    elif t.kind == K_MAP and t.key.kind == K_STRING:
+        item = t.elem
+        family = number_run_family(item)
+        if family == RUN_F64 or family == RUN_SIGNED or family == RUN_UNSIGNED:
+            fc.flat_kind = FLAT_MAP
+    elif t.kind == K_STRUCT:
+        fc.flat_kind = FLAT_STRUCT
+    if fc.flat_kind != FLAT_NONE:
+        fc.flat_inline_kind = INLINE_CONTAINER
+    if fc.flat_kind == FLAT_LIST or fc.flat_kind == FLAT_MAP:
+        fc.list_run = family
+        fc.imin = item.imin
+        fc.imax = item.imax
+        fc.umax = item.umax
+    else:
+        fc.list_nullable = False
+
+
+cdef Py_ssize_t number_run_items(unsigned char **at, PyObject **objects, Py_ssize_t i, Py_ssize_t end, int family,
+                                 bint nullable, int64_t imin, int64_t imax, uint64_t umax) noexcept:
+    """number_items with its family a constant in each of its loops (room made for them:
+    9 bytes an item, 1 for RUN_BOOL): write_number_run's runs, write_flat_record's lists."""
+    if family == RUN_F64:
+        return number_items(at, objects, i, end, RUN_F64, nullable, 0, 0, 0)
+    if family == RUN_SIGNED:
+        return number_items(at, objects, i, end, RUN_SIGNED, nullable, imin, imax, 0)
+    if family == RUN_UNSIGNED:
+        return number_items(at, objects, i, end, RUN_UNSIGNED, nullable, 0, 0, umax)
+    if family == RUN_F32:
+        return number_items(at, objects, i, end, RUN_F32, nullable, 0, 0, 0)
+    return number_items(at, objects, i, end, RUN_BOOL, nullable, 0, 0, 0)
+
+
 @cython.cdivision(True)      # a positive count of 9-byte items
 cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, object items, Py_ssize_t n) except -1:
     """The leading items of a list or tuple of integers, float64s, float32s or bools (or
@@ -761,19 +842,11 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, object items, Py_ssiz
     cdef unsigned char *p
     cdef bint nullable = elem.kind == K_POINTER
     cdef TypePlan t = elem.elem if nullable else elem
-    cdef int kind = t.kind
-    cdef int family
-    if kind == K_F64:
-        family = RUN_F64
-    elif kind == K_F32:
-        family = RUN_F32
-    elif K_UINT <= kind <= K_INT64:
-        family = RUN_SIGNED if t.is_signed else RUN_UNSIGNED
-    elif kind == K_BOOL:
-        family = RUN_BOOL
-        width = 1
-    else:
+    cdef int family = number_run_family(t)
+    if family < 0:
         return 0
+    if family == RUN_BOOL:
+        width = 1
     while i < n:
         # the items that surely fit (width bytes each at most); a buffer sized for the
         # record takes them in a few runs without growing
@@ -783,21 +856,25 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, object items, Py_ssiz
             run_end = (w.cap - w.pos) // width
         run_end = i + min(n - i, run_end)
         p = w.data + w.pos
-        if family == RUN_F64:
-            stop = number_items(&p, objects, i, run_end, RUN_F64, nullable, 0, 0, 0)
-        elif family == RUN_SIGNED:
-            stop = number_items(&p, objects, i, run_end, RUN_SIGNED, nullable, t.imin, t.imax, 0)
-        elif family == RUN_UNSIGNED:
-            stop = number_items(&p, objects, i, run_end, RUN_UNSIGNED, nullable, 0, 0, t.umax)
-        elif family == RUN_F32:
-            stop = number_items(&p, objects, i, run_end, RUN_F32, nullable, 0, 0, 0)
-        else:
-            stop = number_items(&p, objects, i, run_end, RUN_BOOL, nullable, 0, 0, 0)
+        stop = number_run_items(&p, objects, i, run_end, family, nullable, t.imin, t.imax, t.umax)
         w.pos = p - w.data
         i = stop
         if i < run_end:
             break
     return i
+
+
+cdef inline const char *str_item_utf8(PyObject *item, Py_ssize_t *size) noexcept:
+    """The UTF-8 of a []string item that write_str_run and write_flat_record write
+    themselves: an exact str whose UTF-8 the str already holds (ASCII, or cached), within
+    msgpack's limit. NULL for anything else, which the general loop writes or refuses."""
+    cdef const char *text
+    if Py_TYPE(<object>item) != &PyUnicode_Type:
+        return NULL
+    text = zp_str_utf8_held(<object>item, size)
+    if text == NULL or size[0] > ZP_MAX_LENGTH32:
+        return NULL
+    return text
 
 
 cdef Py_ssize_t write_str_run(Writer *w, TypePlan elem, object items, Py_ssize_t n) except -1:
@@ -815,17 +892,15 @@ cdef Py_ssize_t write_str_run(Writer *w, TypePlan elem, object items, Py_ssize_t
         return 0
     while i < n:
         item = objects[i]
-        if Py_TYPE(<object>item) == &PyUnicode_Type:
-            text = zp_str_utf8_held(<object>item, &size)
-            if text == NULL or size > ZP_MAX_LENGTH32:
+        if nullable and <object>item is None:
+            put_byte(w, ZP_NIL)
+        else:
+            text = str_item_utf8(item, &size)
+            if text == NULL:
                 break
             if size + 5 > w.cap - w.pos:
                 writer_grow(w, size + 5)
             w.pos += zp_store_str(w.data + w.pos, text, size)
-        elif nullable and <object>item is None:
-            put_byte(w, ZP_NIL)
-        else:
-            break
         i += 1
     return i
 
@@ -839,7 +914,8 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     cdef TypePlan target = elem.elem if nullable else elem     # what a non-nil item is written as
     cdef PyTypeObject *struct_tp = target.struct_plan.tp if target.kind == K_STRUCT else NULL
     # items of a flat plan's class may take write_flat_record (tested once, not per item)
-    cdef bint flat_items = struct_tp != NULL and target.struct_plan.flat and not w.msgp
+    cdef bint flat_items = struct_tp != NULL and target.struct_plan.flat and not w.msgp \
+        and flat_items_fit(&w.trail, target.struct_plan)
     cdef bint is_list = PyList_Check(value)
     if not is_list and not PyTuple_Check(value):
         detail = "None is only allowed for pointers and interfaces" if value is None else None
@@ -851,9 +927,8 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         return 0
     put_array_header(w, n)
     writer_enter(w)
-    start = write_number_run(w, elem, value, n)
-    if start == 0 and elem.kind in (K_STRING, K_POINTER):
-        start = write_str_run(w, elem, value, n)
+    # the run of the items' kind: strings, numbers or bools (write_number_run tells)
+    start = write_str_run(w, elem, value, n) if target.kind == K_STRING else write_number_run(w, elem, value, n)
     for i in range(start, n):
         trail_index(&w.trail, i)
         if is_list:
@@ -877,35 +952,48 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     return 1
 
 
-cdef inline int write_str_number_entry(Writer *w, TypePlan elem, PyObject *key, PyObject *value) except -1:
-    """A map[string]intN or map[string]float64 entry whose key is an exact str and whose
-    value is an exact int in range (an exact float): key and value under one capacity
-    check, no dispatch. 0 for anything else (write_map's general path)."""
-    cdef PyTypeObject *tp = Py_TYPE(<object>value)
-    cdef int kind = elem.kind
+cdef inline const char *str_number_entry(PyObject *key, PyObject *value, int family, int64_t imin, int64_t imax,
+                                         uint64_t umax, Py_ssize_t *n, uint64_t *bits) noexcept:
+    """A map[string]intN or map[string]float64 entry (family: RUN_SIGNED, RUN_UNSIGNED,
+    RUN_F64) written without dispatch: an exact str key and an exact int in range (its
+    bits) or an exact float. The key's UTF-8 (n bytes), or NULL for anything else, which
+    the general path writes or refuses. store_str_number_entry stores it (n + 14 bytes)."""
+    cdef const char *text
+    if Py_TYPE(<object>key) != &PyUnicode_Type:
+        return NULL
+    if family == RUN_F64:
+        if Py_TYPE(<object>value) != &PyFloat_Type:
+            return NULL
+    elif Py_TYPE(<object>value) != &PyLong_Type or not int_fits(<object>value, family == RUN_SIGNED, imin, imax,
+                                                                umax, bits):
+        return NULL
+    text = exact_str_utf8(<object>key, n)
+    if text == NULL or n[0] > ZP_MAX_LENGTH32:
+        return NULL
+    return text
+
+
+cdef inline unsigned char *store_str_number_entry(unsigned char *p, const char *text, Py_ssize_t n, PyObject *value,
+                                                  int family, uint64_t bits) noexcept:
+    """str_number_entry's entry at p; returns the position after it."""
+    p += zp_store_str(p, text, n)
+    if family == RUN_F64:
+        return p + zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
+    return p + zp_store_int(p, family == RUN_SIGNED, bits)
+
+
+cdef inline int write_str_number_entry(Writer *w, TypePlan elem, int family, PyObject *key,
+                                       PyObject *value) except -1:
+    """A map[string]intN or map[string]float64 entry (str_number_entry) under one
+    capacity check. 0 for anything else (write_map's general path)."""
     cdef uint64_t bits = 0
     cdef Py_ssize_t n
-    cdef const char *text
-    cdef unsigned char *p
-    if Py_TYPE(<object>key) != &PyUnicode_Type:
-        return 0
-    if tp == &PyLong_Type and kind >= K_UINT and kind <= K_INT64:
-        if not int_fits(<object>value, elem.is_signed, elem.imin, elem.imax, elem.umax, &bits):
-            return 0
-    elif tp != &PyFloat_Type or kind != K_F64:
-        return 0
-    text = exact_str_utf8(<object>key, &n)
-    if text == NULL or n > ZP_MAX_LENGTH32:
+    cdef const char *text = str_number_entry(key, value, family, elem.imin, elem.imax, elem.umax, &n, &bits)
+    if text == NULL:
         return 0
     if n + 14 > w.cap - w.pos:
         writer_grow(w, n + 14)
-    p = w.data + w.pos
-    p += zp_store_str(p, text, n)
-    if kind == K_F64:
-        p += zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
-    else:
-        p += zp_store_int(p, elem.is_signed, bits)
-    w.pos = p - w.data
+    w.pos = store_str_number_entry(w.data + w.pos, text, n, value, family, bits) - w.data
     return 1
 
 
@@ -914,7 +1002,8 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef TypePlan key_plan = t.key, elem = t.elem
     cdef PyObject *key_ref
     cdef PyObject *value_ref
-    cdef bint str_numbers = key_plan.kind == K_STRING and (elem.kind == K_F64 or K_UINT <= elem.kind <= K_INT64)
+    cdef int family = number_run_family(elem) if key_plan.kind == K_STRING else -1
+    cdef bint str_numbers = family == RUN_F64 or family == RUN_SIGNED or family == RUN_UNSIGNED
     if not PyDict_Check(value):
         return writer_type_error(w, t, value)
     n = PyDict_GET_SIZE(value)
@@ -926,7 +1015,7 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     while PyDict_Next(value, &position, &key_ref, &value_ref):
         # The key goes into the trail only for the entries write_value writes: the
         # exact-scalar paths raise nothing but running out of memory.
-        if str_numbers and write_str_number_entry(w, elem, key_ref, value_ref):
+        if str_numbers and write_str_number_entry(w, elem, family, key_ref, value_ref):
             written += 1
             continue
         if not write_exact_scalar(w, key_plan, key_ref):
@@ -998,7 +1087,7 @@ cdef inline unsigned char *store_counted_key(unsigned char *p, FieldC *fc, Py_ss
     """store_field_key for store_inline_field's fields. count not NULL (write_flat_record's
     loop): one more entry in it, the map header's count without a test per field of
     whether it was stored, and the key stored as its one word (FieldC.wkey_word: a flat
-    plan's keys are one word each, fields_flat), with no load of it through wkey nor a
+    plan's keys are one word each, settle_flat), with no load of it through wkey nor a
     test of its length. NULL (write_struct): the key as words, whatever its length."""
     if count == NULL:
         return store_field_key(p, fc)
@@ -1009,7 +1098,7 @@ cdef inline unsigned char *store_counted_key(unsigned char *p, FieldC *fc, Py_ss
 
 cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *limit, FieldC *fc, int inline_kind,
                                               PyObject *slot, bint omit, bint checked, Py_ssize_t *room,
-                                              Py_ssize_t *count) noexcept:
+                                              Py_ssize_t *count, bint with_name) noexcept:
     """A field whose value is an exact built-in of its type (inline_kind, the field's
     FieldC.inline_kind): its key and value stored at p; returns the position after
     them, or p itself when the value is the zero and omit asks it left out (the same
@@ -1092,10 +1181,15 @@ cdef inline unsigned char *store_inline_field(unsigned char *p, unsigned char *l
     # the rare kinds' budget and count through locals of their own: those of the caller
     # (write_flat_record's loop) never have their address taken, and stay in registers
     rare_room = room[0]
-    rare_count = 0
-    q = store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, &rare_room, &rare_count)
+    if inline_kind == INLINE_CONTAINER:     # write_flat_record's lists, maps and structs (with_name: its own)
+        q = store_flat_container(p, limit, fc, slot, with_name, checked, &rare_room)
+        if q != NULL and q != p:
+            count[0] += 1
+    else:
+        rare_count = 0
+        q = store_inline_rare_field(p, limit, fc, inline_kind, slot, omit, checked, &rare_room, &rare_count)
+        count[0] += rare_count
     room[0] = rare_room
-    count[0] += rare_count
     return q
 
 
@@ -1133,8 +1227,10 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
     cdef Py_ssize_t n
     if inline_kind > INLINE_POINTER:
         if checked:
-            return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, True, room, count)
-        return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, False, room, count)
+            return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, True, room, count,
+                                      False)
+        return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, False, room, count,
+                                  False)
     if inline_kind == INLINE_BYTES:
         if Py_TYPE(<object>slot) != &PyBytes_Type:
             return NULL
@@ -1196,7 +1292,7 @@ cdef inline int write_inline_field(Writer *w, FieldC *fc, PyObject *slot, bint o
         # to store_inline_rare_field, which would take them the same way
         kind -= INLINE_POINTER
         omit = False
-    end = store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL)
+    end = store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL, False)
     if end == NO_ROOM:                      # (a time's room is tested before its value)
         return write_inline_field_grown(w, fc, kind, slot, omit)
     return inline_field_written(w, p, end)
@@ -1207,7 +1303,8 @@ cdef int write_inline_field_grown(Writer *w, FieldC *fc, int kind, PyObject *slo
     trail_field(&w.trail, fc.plan)
     writer_grow(w, inline_field_room(fc, slot))
     cdef unsigned char *p = w.data + w.pos
-    return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL))
+    return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL,
+                                                         False))
 
 
 cdef inline FieldC *skip_zero_slots(FieldC *fc, FieldC *end, object obj) noexcept:
@@ -1300,6 +1397,10 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
         elif fc.elem != NULL and held is not None:
             # a non-nil *T is written as T without the pointer's own C frame
             written = write_value(w, <TypePlan>fc.elem, held, False)
+        elif fc.kind == K_SLICE or fc.kind == K_ARRAY:     # write_value's own calls, without its dispatch
+            written = write_sequence(w, <TypePlan>fc.type, held, omit)
+        elif fc.kind == K_MAP:
+            written = write_map(w, <TypePlan>fc.type, held, omit)
         else:
             written = write_value(w, <TypePlan>fc.type, held, omit)
         if written:
@@ -1330,6 +1431,135 @@ cdef list (*_struct_prologue)(Writer *, StructPlan, object)
 _struct_prologue = struct_prologue
 
 
+@cython.cdivision(True)      # a positive room over a positive width
+cdef inline unsigned char *store_list_field(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
+                                            bint checked, Py_ssize_t *room) noexcept:
+    """write_flat_record's []T field (FLAT_LIST): an exact list or tuple whose items are
+    all of those write_number_run or write_str_run write (each written as they write it),
+    stored under its key at p; returns the position after it, or p itself when it is
+    empty (left out: a flat record omits zeros). NULL, nothing to keep, for anything else
+    or when it does not fit (``checked`` and ``room`` as store_inline_field's: its key and
+    header are in the field's inline_room; its items are data, each tested for its
+    largest form and counted at what it took, up to data_end: container_data_end)."""
+    cdef Py_ssize_t n, i = 0, stop, size, width
+    cdef PyObject **objects
+    cdef PyObject *item
+    cdef const char *text
+    cdef unsigned char *data_end
+    cdef unsigned char *items
+    cdef int family = fc.list_run
+    if Py_TYPE(<object>slot) == &PyList_Type:
+        n = PyList_GET_SIZE(<object>slot)
+    elif PyTuple_CheckExact(<object>slot):
+        n = PyTuple_GET_SIZE(<object>slot)
+    else:
+        return NULL
+    if n == 0:
+        return p
+    if n > ZP_MAX_LENGTH32 or (checked and fc.inline_room > limit - p):     # (write_sequence raises)
+        return NULL
+    objects = PySequence_Fast_ITEMS(<object>slot)
+    p = store_field_key(p, fc)
+    p += zp_store_header(p, ZP_ARRAY, n)
+    items = p
+    data_end = container_data_end(p, limit, checked, room)
+    if family != RUN_STR:
+        width = 1 if family == RUN_BOOL else 9
+        while i < n:                        # in runs of the items that surely fit (write_number_run's)
+            stop = i + min(n - i, <Py_ssize_t>(data_end - p) // width)
+            if stop == i or number_run_items(&p, objects, i, stop, family, fc.list_nullable, fc.imin, fc.imax,
+                                             fc.umax) != stop:
+                return NULL
+            i = stop
+    else:
+        for i in range(n):
+            item = objects[i]
+            if fc.list_nullable and <object>item is None:
+                if p >= data_end:
+                    return NULL
+                p[0] = ZP_NIL
+                p += 1
+            else:
+                text = str_item_utf8(item, &size)
+                if text == NULL or size + 5 > data_end - p:
+                    return NULL
+                p += zp_store_str(p, text, size)
+    if not checked:
+        room[0] -= p - items
+    return p
+
+
+cdef inline unsigned char *container_data_end(unsigned char *p, unsigned char *limit, bint checked,
+                                              Py_ssize_t *room) noexcept:
+    """Where a list's items or a map's entries, stored from p, may reach: the buffer's end
+    when each field is checked; else the record's budget for data (its fixed room is kept
+    for the fields after it), which the caller then charges with what they took."""
+    return limit if checked else p + room[0]
+
+
+cdef inline unsigned char *store_map_field(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
+                                           bint checked, Py_ssize_t *room) noexcept:
+    """write_flat_record's map[string]T field (FLAT_MAP): an exact dict whose entries are
+    all str_number_entry's, as store_list_field (each entry tested for n + 14 bytes). No
+    Python code runs: the dict cannot change."""
+    cdef Py_ssize_t n, position = 0, size
+    cdef PyObject *key
+    cdef PyObject *value
+    cdef const char *text
+    cdef uint64_t bits = 0
+    cdef unsigned char *data_end
+    cdef unsigned char *entries
+    if Py_TYPE(<object>slot) != &PyDict_Type:
+        return NULL
+    n = PyDict_GET_SIZE(<object>slot)
+    if n == 0:
+        return p
+    if n > ZP_MAX_LENGTH32 or (checked and fc.inline_room > limit - p):
+        return NULL
+    p = store_field_key(p, fc)
+    p += zp_store_header(p, ZP_MAP, n)
+    entries = p
+    data_end = container_data_end(p, limit, checked, room)
+    while PyDict_Next(<object>slot, &position, &key, &value):
+        text = str_number_entry(key, value, fc.list_run, fc.imin, fc.imax, fc.umax, &size, &bits)
+        if text == NULL or size + 14 > data_end - p:
+            return NULL
+        p = store_str_number_entry(p, text, size, value, fc.list_run, bits)
+    if not checked:
+        room[0] -= p - entries
+    return p
+
+
+cdef unsigned char *store_flat_container(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
+                                         bint with_name, bint checked, Py_ssize_t *room) noexcept:
+    """write_flat_record's fields that are not inline (FieldC.flat_kind): a list, a map, or
+    a struct of a flat plan, exactly its class, written by flat_fields (with_name as its
+    record's). As store_inline_field: the position after it, p itself when left out,
+    NULL for anything else or when it does not fit. Out of line: the loop stays small,
+    and a struct in a struct recurses here."""
+    if fc.flat_kind == FLAT_LIST:
+        return store_list_field(p, limit, fc, slot, checked, room)
+    if fc.flat_kind == FLAT_MAP:
+        return store_map_field(p, limit, fc, slot, checked, room)
+    return store_struct_field(p, limit, fc, slot, with_name, checked, room)
+
+
+cdef unsigned char *store_struct_field(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
+                                       bint with_name, bint checked, Py_ssize_t *room) noexcept:
+    """store_flat_container's struct (FLAT_STRUCT): a record of exactly the field's flat
+    plan, by flat_fields in its record's budget. A function of its own (never inlined):
+    the lists' and maps' store_flat_container stays small."""
+    cdef Py_ssize_t end
+    if Py_TYPE(<object>slot) != (<StructPlan>fc.nested).tp or (checked and fc.inline_room > limit - p):
+        return NULL
+    p = store_field_key(p, fc)
+    if checked:
+        end = flat_fields(p, 0, limit - p, <StructPlan>fc.nested, <object>slot, with_name, True, room)
+    else:
+        end = flat_fields(p, 0, limit - p, <StructPlan>fc.nested, <object>slot, with_name, False, room)
+    return NULL if end < 0 else p + end
+
+
 cdef inline int write_flat_root(Writer *w, StructPlan sp, object obj) noexcept:
     """A root record (encode's, encode_into's) through write_flat_record when it may take
     it: a flat plan, zebrapack mode, exactly the plan's class. 1 when written; 0 and
@@ -1344,9 +1574,11 @@ cdef inline int write_flat_root(Writer *w, StructPlan sp, object obj) noexcept:
 
 
 cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize_t cap, StructPlan sp,
-                                   object obj, bint with_name, bint checked) noexcept:
+                                   object obj, bint with_name, bint checked, Py_ssize_t *budget) noexcept:
     """write_flat_record's loop; ``checked``: each field's room tested (store_inline_field),
-    else the record's fixed room known to fit."""
+    else the record's fixed room known to fit. ``budget``: NULL for a root record; a
+    struct in a record (store_flat_container) takes its data from its record's budget,
+    its fixed room in its record's."""
     cdef unsigned char *start = data + pos
     cdef unsigned char *limit = data + cap
     cdef Py_ssize_t header_size = sp.flat_header[with_name]
@@ -1355,7 +1587,7 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
     cdef Py_ssize_t count = 0
     # not checked: the budget for data, never more than msgpack's longest str or bin
     # (capped before the fixed room is taken: encode's stack buffer's room is a constant)
-    cdef Py_ssize_t room = min(cap - pos, ZP_MAX_LENGTH32) - sp.flat_room
+    cdef Py_ssize_t room = budget[0] if budget != NULL else min(cap - pos, ZP_MAX_LENGTH32) - sp.flat_room
     cdef FieldC *fc = sp.cfields
     cdef FieldC *end = sp.cfields_end
     cdef PyObject *slot
@@ -1369,11 +1601,14 @@ cdef inline Py_ssize_t flat_fields(unsigned char *data, Py_ssize_t pos, Py_ssize
         if slot != fc.zero:
             if slot == NULL:
                 return -1
-            q = store_inline_field(p, limit, fc, fc.inline_kind, slot, True, checked, &room, &count)
+            # (lists, maps and structs: the rare kinds' INLINE_CONTAINER)
+            q = store_inline_field(p, limit, fc, fc.flat_inline_kind, slot, True, checked, &room, &count, with_name)
             if q == NULL or (checked and q == NO_ROOM):     # not a value it takes, or no room
                 return -1                   # (not checked, there is no NO_ROOM: no test for it)
             p = q                           # (p itself: a zero left out)
         fc += 1
+    if budget != NULL:
+        budget[0] = room
     return zp_close_map(data, pos, header_size, p - data, count)
 
 
@@ -1388,15 +1623,26 @@ cdef inline Py_ssize_t write_flat_record(unsigned char *data, Py_ssize_t pos, Py
     no trail level: depth 1 is within every max_depth. When the record's fixed room
     (StructPlan.flat_room) fits, its fields are stored without a room test each."""
     if sp.flat_room <= cap - pos:
-        return flat_fields(data, pos, cap, sp, obj, with_name, False)
-    return flat_fields(data, pos, cap, sp, obj, with_name, True)
+        return flat_fields(data, pos, cap, sp, obj, with_name, False, NULL)
+    return flat_fields(data, pos, cap, sp, obj, with_name, True, NULL)
+
+
+cdef inline bint flat_items_fit(Trail *t, StructPlan sp) noexcept:
+    """Whether a list here (one level below the trail's depth) may have its items of the
+    flat plan sp written by write_flat_nested: a plan of scalars (its one level
+    write_flat_nested enters itself), or one whose levels below the item (lists, maps,
+    structs) the general path would all enter without growing the trail or asking the
+    thread's stack (a shallow list; a trail grown later only has more room, and a stack
+    that let the items before go deeper lets these go as deep)."""
+    return sp.flat_levels == 1 or (t.guard.depth + 1 + sp.flat_levels < t.guard.cap and t.guard.stack_floor == 0)
 
 
 cdef int write_flat_nested(Writer *w, StructPlan sp, object obj, bint with_name) noexcept:
     """A list item of exactly a flat plan's class, in zebrapack mode (write_sequence's)
     through write_flat_record, one trail level entered for it as write_struct enters it
-    (a limit it passes: 0, and write_struct raises). 1 when written; 0 and nothing
-    written otherwise (write_struct writes it)."""
+    (a limit it passes: 0, and write_struct raises); write_sequence has seen that the
+    levels below it fit (flat_items_fit). 1 when written; 0 and nothing written otherwise
+    (write_struct writes it)."""
     cdef Py_ssize_t end
     if not trail_enter(&w.trail):
         return 0

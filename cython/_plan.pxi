@@ -128,6 +128,13 @@ cdef struct FieldC:
     uint64_t umax
     PyObject *nested                # a struct field's StructPlan, or a pointer-to-struct field's; else NULL
     bint nested_inlined             # that struct's TypePlan.inlined
+    int flat_kind                   # FLAT_*: how write_flat_record writes the field (set_flat_kind)
+    int flat_inline_kind            # the inline_kind write_flat_record's loop goes by: inline_kind, or
+                                    # INLINE_CONTAINER for a list, map or struct (store_flat_container)
+    int list_run                    # FLAT_LIST, FLAT_MAP: the family of the items or values
+                                    # (number_run_family's, or RUN_STR); else -1. imin..umax are then
+                                    # their range
+    bint list_nullable              # FLAT_LIST: the items are pointers (None: nil)
 
 
 @cython.final
@@ -143,9 +150,12 @@ cdef class StructPlan:
     cdef bint slots_readable        # every field has a slot offset
     cdef bint untrackable           # records may leave the collector's lists (_record.pxi)
     cdef Py_ssize_t free_class      # the freelist its instances come from (zp_freelist.h), or -1
-    cdef bint flat                  # every field written inline under a key of one word, read by its
-                                    # slot, nothing preserved: write_flat_record may write a root
-                                    # record of it (fields_flat)
+    cdef bint flat                  # every field written inline, or a list, map or struct that
+                                    # write_flat_record writes (FieldC.flat_kind), under a key of one
+                                    # word, read by its slot, nothing preserved, its levels within
+                                    # max_depth: write_flat_record may write a record of it (settle_flat)
+    cdef Py_ssize_t flat_levels     # the nesting levels a flat record takes (1: scalars only); 0 until
+                                    # settle_flat
     cdef str without_zid            # the first field that has no zid (msgp mode only), or None
     cdef bint prologue              # write_struct starts with struct_prologue: preserve, or without_zid
     cdef tuple fields               # FieldPlan in zid order
@@ -433,25 +443,45 @@ cdef compile_struct(StructPlan plan, object struct_def, dict structs, dict memo,
                         and plan.unknown_offset < 0)
     plan.free_class = (zp_free_class(plan.tp) if plan.build == BUILD_SLOTS and zp_frees_records(plan.tp)
                        else -1)
-    plan.flat = plan.slots_readable and not plan.preserve and fields_flat(plan) and plan.without_zid is None
-    plan.flat_room = zp_map_header_size(plan.field_count + 1) + plan.name_entry_len + 7
-    plan.flat_tp = plan.tp if plan.flat else NULL
+    plan.flat = False                       # (settle_flat, once every plan is compiled)
+    plan.flat_levels = 0
+    plan.flat_tp = NULL
     plan.cfields_end = plan.cfields + plan.field_count
     plan.flat_header[0] = zp_map_header_size(plan.field_count)
     plan.flat_header[1] = zp_map_header_size(plan.field_count + 1)
-    for i in range(plan.field_count):
-        plan.flat_room += plan.cfields[i].inline_room
 
 
-cdef bint fields_flat(StructPlan plan):
-    """Whether every field of the plan is written inline (store_inline_field) under a key
-    of one word (FieldC.wkey_word), as write_flat_record's loop needs. Every zid's key is
-    (MAX_ZID's takes 5 bytes); the test keeps the loop right should that change."""
-    cdef Py_ssize_t i
+cdef void settle_flat(StructPlan plan, Py_ssize_t max_depth) noexcept:
+    """Whether write_flat_record writes the plan's records (StructPlan.flat): read by their
+    slots, nothing preserved, every field one it writes (FieldC.flat_kind; a struct field's
+    plan flat too) under a key of one word (FieldC.wkey_word: every zid's is, MAX_ZID's
+    takes 5 bytes; the test keeps the loop right should that change), within max_depth
+    levels (write_struct refuses a record deeper) and the trail's first room (where the
+    general path would not ask the thread's stack: TRAIL_INLINE). Its fixed room
+    (flat_room): its map header, name entry and every field's inline_room (a list's or
+    map's: its key and header; a struct's: its key, and the struct's flat_room added).
+    The plans of struct fields first (Go structs hold one another by value acyclically)."""
+    cdef Py_ssize_t i, levels = 1
+    cdef FieldC *fc
+    cdef bint flat = plan.slots_readable and not plan.preserve and plan.without_zid is None
+    if plan.flat_levels:                    # settled
+        return
+    plan.flat_room = zp_map_header_size(plan.field_count + 1) + plan.name_entry_len + 7
     for i in range(plan.field_count):
-        if plan.cfields[i].inline_kind == INLINE_NONE or plan.cfields[i].wkey_len > 8:
-            return False
-    return True
+        fc = &plan.cfields[i]
+        plan.flat_room += fc.inline_room
+        if fc.flat_kind == FLAT_NONE or fc.wkey_len > 8:
+            flat = False
+        elif fc.flat_kind == FLAT_STRUCT:
+            settle_flat(<StructPlan>fc.nested, max_depth)
+            flat = flat and (<StructPlan>fc.nested).flat
+            levels = max(levels, 1 + (<StructPlan>fc.nested).flat_levels)
+            plan.flat_room += (<StructPlan>fc.nested).flat_room
+        elif fc.flat_kind != FLAT_INLINE:
+            levels = max(levels, 2)
+    plan.flat_levels = levels
+    plan.flat = flat and levels <= max_depth and levels < TRAIL_INLINE
+    plan.flat_tp = plan.tp if plan.flat else NULL
 
 
 # The zero values write_struct compares by identity first (held here, so that the
@@ -494,6 +524,15 @@ cdef object _field_encode_zero(FieldPlan fp, object cls):
 
 
 cdef enum:
+    # FieldC.flat_kind: how write_flat_record writes the field
+    FLAT_NONE = 0           # it does not: the plan is not flat
+    FLAT_INLINE = 1         # store_inline_field (FieldC.inline_kind)
+    FLAT_LIST = 2           # a []T of numbers, bools or strings (or pointers to them): store_list_field
+    FLAT_MAP = 3            # a map[string]T, T an integer or float64: store_map_field
+    FLAT_STRUCT = 4         # a struct (by value) of a flat plan: flat_fields, in its record's room
+
+
+cdef enum:
     # FieldC.inline_kind: the exact built-in values write_struct writes itself (key and
     # value under one capacity check); any other value goes through write_value.
     INLINE_NONE = 0
@@ -505,6 +544,7 @@ cdef enum:
     INLINE_TIME = 6         # exact datetime whose tzinfo is timezone.utc
     INLINE_BYTES = 7        # exact bytes ([]byte)
     INLINE_F32 = 8          # exact float within float32's range
+    INLINE_CONTAINER = 9    # write_flat_record's only: a list, map or struct (FieldC.flat_kind)
     INLINE_POINTER = 16     # added to the kind of a pointer's value: a non-nil *T of those
 
 
@@ -586,6 +626,7 @@ cdef fill_field_c(FieldC *fc, FieldPlan fp):
     fc.umax = (<TypePlan>nested).umax
     fc.nested = <PyObject *>(<TypePlan>nested).struct_plan if (<TypePlan>nested).kind == K_STRUCT else NULL
     fc.nested_inlined = (<TypePlan>nested).kind == K_STRUCT and (<TypePlan>nested).inlined
+    set_flat_kind(fc, fp)
 
 
 cdef void set_key(FieldC *fc, bytes words, Py_ssize_t n) noexcept:

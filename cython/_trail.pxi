@@ -27,6 +27,7 @@ cdef extern from "zp_trail.h":
         int64_t depth
         int64_t max_depth
         int64_t cap
+        uintptr_t stack_floor
     void zp_steps_skipped(zp_step *steps, const zp_skipper *s) noexcept nogil
     void zp_depth_init(zp_depth *g, int64_t max_depth, int64_t cap) noexcept nogil
     bint zp_depth_enter(zp_depth *g) noexcept nogil

@@ -300,3 +300,152 @@ def test_float32_fields_and_lists_round_to_float32() -> None:
     back = SCHEMA.decode(data)
     assert back.F32s[0] == back.F32 != 0.1
     assert [math.copysign(1, v) for v in back.F32s[1:2]] == [-1.0]
+
+
+# -- flat records holding lists, maps and structs --------------------------------
+#
+# A record whose fields are all inline values, lists of numbers, bools or strings (or of
+# pointers to them), map[string] of integers or float64s, or structs of such records, is
+# written in one pass by write_flat_record (at the root, and as a list's item) and
+# handed whole to write_struct when anything in it is not an exact value it takes.
+
+
+@dataclass(slots=True)
+class FlatInner(Record):
+    X: Annotated[int64, Zid(0)] = 0
+    Tags: Annotated[list[str], Zid(1)] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class FlatMid(Record):
+    In: Annotated[FlatInner, Zid(0)] = field(default_factory=FlatInner)
+    F: Annotated[float64, Zid(1)] = 0.0
+
+
+@dataclass(slots=True)
+class FlatHolder(Record):
+    S: Annotated[str, Zid(0)] = ""
+    Strs: Annotated[list[str], Zid(1)] = field(default_factory=list)
+    PStrs: Annotated[list[Optional[str]], Zid(2)] = field(default_factory=list)
+    F64s: Annotated[list[float64], Zid(3)] = field(default_factory=list)
+    F32s: Annotated[list[float32], Zid(4)] = field(default_factory=list)
+    I16s: Annotated[list[int16], Zid(5)] = field(default_factory=list)
+    U64s: Annotated[list[uint64], Zid(6)] = field(default_factory=list)
+    PInts: Annotated[list[Optional[int64]], Zid(7)] = field(default_factory=list)
+    Bools: Annotated[list[bool], Zid(8)] = field(default_factory=list)
+    PBools: Annotated[list[Optional[bool]], Zid(9)] = field(default_factory=list)
+    SMap: Annotated[dict[str, int64], Zid(10)] = field(default_factory=dict)
+    UMap: Annotated[dict[str, uint32], Zid(11)] = field(default_factory=dict)
+    FMap: Annotated[dict[str, float64], Zid(12)] = field(default_factory=dict)
+    Mid: Annotated[FlatMid, Zid(13)] = field(default_factory=FlatMid)
+    Tail: Annotated[int64, Zid(14)] = 0
+
+
+@dataclass(slots=True)
+class FlatList(Record):
+    Items: Annotated[list[FlatHolder], Zid(0)] = field(default_factory=list)
+
+
+FLAT_SCHEMA = zebrapack.schema_from_dataclasses(FlatHolder, FlatList, package="flat")
+FlatTypes = FLAT_SCHEMA.types
+
+FLAT_FIELDS = {
+    "S": texts, "Strs": st.lists(texts, max_size=6), "PStrs": st.lists(st.one_of(st.none(), texts), max_size=6),
+    "F64s": st.lists(floats, max_size=6), "F32s": st.lists(floats, max_size=6), "I16s": st.lists(ints, max_size=6),
+    "U64s": st.lists(ints, max_size=6), "PInts": st.lists(st.one_of(st.none(), ints), max_size=6),
+    "Bools": st.lists(st.booleans(), max_size=6), "PBools": st.lists(st.one_of(st.none(), st.booleans()), max_size=6),
+    "SMap": st.dictionaries(texts, ints, max_size=4), "UMap": st.dictionaries(texts, ints, max_size=4),
+    "FMap": st.dictionaries(texts, floats, max_size=4), "Tail": ints,
+    "Mid": st.fixed_dictionaries({}, optional={"F": floats, "In": st.fixed_dictionaries(
+        {}, optional={"X": ints, "Tags": st.lists(texts, max_size=4)})}),
+}
+
+
+def flat_record(fields: dict[str, Any], disguise: bool, schema: Any = FLAT_SCHEMA) -> Any:
+    """A FlatHolder of the schema's classes (its Mid and Mid.In from dicts), every value
+    in it a subclass when disguised (written by write_struct)."""
+    types = schema.types
+    convert = disguised if disguise else (lambda value: value)
+    values = {name: convert(value) for name, value in fields.items() if name != "Mid"}
+    if "Mid" in fields:
+        mid = dict(fields["Mid"])
+        inner = {name: convert(value) for name, value in mid.pop("In", {}).items()}
+        values["Mid"] = types["FlatMid"](In=types["FlatInner"](**inner),
+                                         **{name: convert(value) for name, value in mid.items()})
+    return types["FlatHolder"](**values)
+
+
+def assert_flat_agrees_with_general(fields: dict[str, Any], schema: Any = FLAT_SCHEMA) -> Any:
+    exact, general = flat_record(fields, False, schema), flat_record(fields, True, schema)
+    got = outcome(lambda: schema.encode(exact))
+    assert got == outcome(lambda: schema.encode(general))
+    listed = outcome(lambda: schema.encode(schema.types["FlatList"](Items=[exact, exact])))
+    assert listed == outcome(lambda: schema.encode(schema.types["FlatList"](Items=[general, general])))
+    assert (outcome(lambda: schema.encode(exact, structnames=False))
+            == outcome(lambda: schema.encode(general, structnames=False)))
+    if isinstance(got, bytes):
+        buffer = bytearray(b"head")
+        schema.encode_into(exact, buffer, -1)
+        assert bytes(buffer) == b"head" + got
+    return got
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.fixed_dictionaries({}, optional=FLAT_FIELDS))
+def test_flat_records_with_lists_maps_and_structs_encode_as_the_general_path(fields: dict[str, Any]) -> None:
+    assert_flat_agrees_with_general(fields)
+
+
+def test_flat_records_keep_the_general_paths_errors_and_paths() -> None:
+    cases = [
+        ({"Strs": ["a", "b\udc80"]}, r"Strs\[1\]", "UTF-8"),
+        ({"I16s": [1, 2**15]}, r"I16s\[1\]", "outside the range of int16"),
+        ({"PBools": [None, 0]}, r"PBools\[1\]", "expected bool"),
+        ({"SMap": {"a": 1, "b": 2**63}}, r"SMap\['b'\]", "outside the range of int64"),
+        ({"UMap": {"a": -1}}, r"UMap\['a'\]", "outside the range of uint32"),
+        ({"FMap": {"a": "x"}}, r"FMap\[.a.\]", "expected float64"),
+        ({"Mid": {"In": {"Tags": ["x", None]}}}, r"Mid\.In\.Tags\[1\]", "None"),
+        ({"Mid": {"In": {"X": 2**63}}}, r"Mid\.In\.X", "outside the range of int64"),
+    ]
+    for fields, path, reason in cases:
+        error = assert_flat_agrees_with_general(fields)
+        assert error[0] == "error" and reason in error[1], (fields, error)
+        assert re.search(path, error[2]), (fields, error)
+    record = flat_record({"Strs": ["a"]}, False)
+    record.Mid = None
+    with pytest.raises(EncodeError, match="expected FlatMid"):
+        FLAT_SCHEMA.encode(record)
+
+
+def test_flat_records_of_every_size_are_written_whole() -> None:
+    """Lists, maps and nested records past the stack buffer and the record's first size:
+    the budget the fields' data share, checked and not, is what they take."""
+    for n in (0, 1, 15, 16, 60, 500, 3000):
+        fields = {"S": "s" * n, "Strs": ["x" * (n % 40)] * n, "F64s": [0.5] * n, "U64s": [2**64 - 1] * n,
+                  "PInts": [None, -2**63] * (n // 2), "Bools": [True] * n, "SMap": {f"k{i}": -i for i in range(n)},
+                  "FMap": {"f" * n: 1.5}, "Mid": {"In": {"X": n, "Tags": ["t" * n] * 3}, "F": -0.0}, "Tail": n}
+        data = assert_flat_agrees_with_general(fields)
+        assert isinstance(data, bytes)
+        back = FLAT_SCHEMA.decode(data)
+        assert back.Strs == fields["Strs"] and back.SMap == fields["SMap"] and back.Mid.In.Tags == ["t" * n] * 3
+
+
+def test_flat_records_respect_max_depth() -> None:
+    """A record's lists and structs are levels (max_depth): a schema whose max_depth the
+    record passes refuses it as it did, at the root and as a list's item."""
+    value = {"Mid": {"In": {"Tags": ["a"]}}}
+    # FlatHolder, Mid, In, Tags: 4 levels; in FlatList.Items: 6
+    for depth in range(1, 8):
+        root_fails, item_fails = depth < 4, depth < 6
+        schema = zebrapack.schema_from_dataclasses(FlatHolder, FlatList, package="flat", max_depth=depth)
+        record = flat_record(value, False, schema)
+        got = outcome(lambda: schema.encode(record))
+        assert (got[0] == "error" and "max_depth" in got[1]) == root_fails, (depth, got)
+        assert got == outcome(lambda: schema.encode(flat_record(value, True, schema)))
+        listed = outcome(lambda: schema.encode(schema.types["FlatList"](Items=[record])))
+        assert (listed[0] == "error" and "max_depth" in listed[1]) == item_fails, (depth, listed)
+        # a record whose empty list is left out takes a level less: Items, FlatHolder, Mid, In
+        for disguise in (False, True):
+            shallow = outcome(lambda: schema.encode(schema.types["FlatList"](
+                Items=[flat_record({"S": "a"}, disguise, schema)])))
+            assert (shallow[0] == "error") == (depth < 5), (depth, shallow)
