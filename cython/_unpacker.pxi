@@ -368,9 +368,16 @@ cdef enum:
 # The one-character ASCII strs, CPython's own (chr's): a one-byte str is one of them, as
 # Python's decoders give it, not a new object.
 cdef PyObject *_ascii_chars[128]
-_ascii_char_objects = [chr(code) for code in range(128)]
-for _code in range(128):
-    _ascii_chars[_code] = <PyObject *>_ascii_char_objects[_code]
+cdef list _ascii_char_objects = [chr(code) for code in range(128)]     # (holds them)
+
+
+cdef void _fill_ascii_chars() noexcept:
+    cdef int code
+    for code in range(128):
+        _ascii_chars[code] = <PyObject *>_ascii_char_objects[code]
+
+
+_fill_ascii_chars()
 
 
 cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
@@ -527,8 +534,9 @@ cdef enum:
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     """A slice or array. The item kind is looked at once, not per item: integers,
-    float64 and float32, bools, strings, []byte and [N]byte (or pointers to them) are read in line in their own
-    encodings, times and structs by their readers without read_value's dispatch, and a
+    float64 and float32, bools, strings, []byte and [N]byte (or pointers to them) are
+    read in line in their own encodings, times and structs by their readers without
+    read_value's dispatch, and a
     nil item is the element's shared zero (None for a pointer) when it costs nothing;
     every other item, and every encoding a run does not take (the other family,
     lenient crossings, truncation and errors), goes to read_value."""
