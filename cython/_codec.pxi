@@ -441,9 +441,37 @@ cdef extern from *:
     object PyObject_Vectorcall(object callable, PyObject **args, size_t nargsf, PyObject *kwnames)
 
 
+cdef tuple _ENCODE_KEYWORDS = ("structnames", "mode", "fixext")
+cdef tuple _DECODE_KEYWORDS = ("type", "strict")
+
+
+cdef bint known_keywords(PyObject **values, PyObject *kwnames, tuple names, PyObject **found) except -1:
+    """The keyword arguments of a vectorcall (kwnames, their values from ``values``) put in
+    ``found`` by their place in ``names`` (NULL: not given): True when every one is one of
+    ``names``. False for any other name: the def's own parsing then says what is wrong."""
+    cdef Py_ssize_t i, j, count = PyTuple_GET_SIZE(names)
+    cdef PyObject *name
+    for j in range(count):
+        found[j] = NULL
+    if kwnames == NULL:
+        return True
+    for i in range(PyTuple_GET_SIZE(<object>kwnames)):
+        name = PyTuple_GET_ITEM(<object>kwnames, i)
+        for j in range(count):
+            # the names of a call are interned as the constants are: found by identity
+            if name == PyTuple_GET_ITEM(names, j) or <object>name == <object>PyTuple_GET_ITEM(names, j):
+                found[j] = values[i]
+                break
+        else:
+            return False
+    return True
+
+
 # Codec.encode as CPython calls it. encode(obj), the call of every loop, goes straight
 # to the work without argument parsing (about 50 instructions of a 700-instruction
-# small record); any other call (keywords, a wrong count) goes through the def's own
+# small record), and so does a call with its keywords (known_keywords: the def's
+# parsing, through a bound method made for the call, cost about 150 ns); any other call
+# (another keyword, a wrong count, a mode that is not a str) goes through the def's own
 # parsing, whose errors stay Python's.
 cdef object _encode_parsing = Codec.__dict__["encode"]
 
@@ -468,6 +496,16 @@ cdef object _encode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyO
             if size >= 0:
                 return PyBytes_FromStringAndSize(<const char *>small, size)
         return (<Codec>self)._encode(obj, True, False, False)
+    cdef PyObject *keywords[3]            # structnames, mode, fixext as given, or NULL
+    cdef int structnames = 1, fixext = 0
+    if nargs == 1 and known_keywords(args + 1, kwnames, _ENCODE_KEYWORDS, keywords) \
+            and (keywords[1] == NULL or Py_TYPE(<object>keywords[1]) == &PyUnicode_Type):
+        if keywords[0] != NULL:
+            structnames = PyObject_IsTrue(<object>keywords[0])
+        if keywords[2] != NULL:
+            fixext = PyObject_IsTrue(<object>keywords[2])
+        return (<Codec>self)._encode(args[0], structnames, 0 if keywords[1] == NULL else
+                                     _mode_is_msgp(<str>keywords[1]), fixext)
     return PyObject_Vectorcall(_encode_parsing.__get__(self, Codec), args, nargs, kwnames)
 
 
@@ -477,14 +515,24 @@ cdef bytes _ENCODE_DOC = (f"encode{_encode_parsing.__text_signature__}\n--\n\n"
 zp_install_fastcall(<PyTypeObject *>Codec, 0, "encode", <void *>_encode_fastcall, _ENCODE_DOC)
 
 
-# Codec.decode as CPython calls it: decode(data), the call of every loop, goes straight
-# to _run_decode without argument parsing (as encode(obj) above); any other call through
-# the def's own parsing, its errors Python's.
+# Codec.decode as CPython calls it: decode(data), decode(data, type) and their keywords
+# go straight to _run_decode without argument parsing (as encode's above); any other
+# call through the def's own parsing, its errors Python's.
 cdef object _decode_parsing = Codec.__dict__["decode"]
 
 cdef object _decode_fastcall(object self, PyObject **args, Py_ssize_t nargs, PyObject *kwnames):
+    cdef PyObject *keywords[2]            # type, strict as given, or NULL
+    cdef int strict = 0
     if kwnames == NULL and nargs == 1:
         return (<Codec>self)._run_decode(<object>args[0], None, False, 0, -1, 0, 0)
+    if (nargs == 1 or nargs == 2) and known_keywords(args + nargs, kwnames, _DECODE_KEYWORDS, keywords) \
+            and not (nargs == 2 and keywords[0] != NULL):
+        if nargs == 2:
+            keywords[0] = args[1]
+        if keywords[1] != NULL:
+            strict = PyObject_IsTrue(<object>keywords[1])
+        return (<Codec>self)._run_decode(<object>args[0], None if keywords[0] == NULL else <object>keywords[0],
+                                         strict, 0, -1, 0, 0)
     return PyObject_Vectorcall(_decode_parsing.__get__(self, Codec), args, nargs, kwnames)
 
 

@@ -75,7 +75,7 @@ from cpython.list cimport PyList_Check, PyList_GET_ITEM, PyList_GET_SIZE, PyList
 from cpython.sequence cimport PySequence_Fast_ITEMS
 from cpython.long cimport PyLong_AsLongLongAndOverflow, PyLong_Check, PyLong_FromLongLong, PyLong_FromUnsignedLongLong
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
-from cpython.object cimport Py_TYPE, PyObject, PyObject_TypeCheck, PyTypeObject
+from cpython.object cimport Py_TYPE, PyObject, PyObject_IsTrue, PyObject_TypeCheck, PyTypeObject
 from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_Check, PyTuple_CheckExact, PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_AsUTF8AndSize, PyUnicode_Check, PyUnicode_DecodeUTF8
@@ -175,6 +175,8 @@ cdef extern from "zp_object.h":
     bint zp_long_magnitude(object o, int *negative, uint64_t *magnitude) noexcept
     bint zp_long_i64(object o, int64_t *out) noexcept
     bint zp_long_u64(object o, uint64_t *out) noexcept
+    object zp_int_subtype_u64(PyTypeObject *type, uint64_t v)
+    object zp_float_subtype(PyTypeObject *type, double x)
     const char *zp_str_utf8_held(object o, Py_ssize_t *n) noexcept
     void zp_bytes_shrink(PyObject *b, Py_ssize_t n) noexcept
 
@@ -240,8 +242,6 @@ cdef object _GoTime = GoTime
 cdef object _GoFloat32 = GoFloat32
 cdef object _GoUint64 = GoUint64
 cdef object _GoComplex64 = GoComplex64
-cdef object _float_new = float.__new__
-cdef object _int_new = int.__new__
 cdef object _complex_new = complex.__new__
 cdef object _ExtTypes = (Ext, _MsgpackExtType)
 cdef object _DecodeError = DecodeError

@@ -1980,10 +1980,10 @@ cdef extern from *:
 cdef inline int any_atom(Writer *w, PyObject *item) except -1:
     """An interface{} value of exactly a built-in scalar type, written as write_any writes
     it: a str (that has UTF-8), a float, an int of int64 or uint64, a bool, None, bytes,
-    a datetime in UTC. 1 when written; 0 for anything else (write_any_item or write_any
-    decides)."""
+    a datetime in UTC, a GoFloat32 or GoUint64 in range. 1 when written; 0 for anything
+    else (write_any_item or write_any decides)."""
     cdef PyTypeObject *tp = Py_TYPE(<object>item)
-    cdef int64_t sv
+    cdef long long small
     cdef uint64_t uv
     cdef int negative
     cdef Py_ssize_t n
@@ -2001,13 +2001,19 @@ cdef inline int any_atom(Writer *w, PyObject *item) except -1:
         return 1
     if tp == &PyLong_Type:
         ensure(w, 9)
-        if zp_long_i64(<object>item, &sv):
-            w.pos += zp_store_signed(w.data + w.pos, sv)
+        if zp_small_long(<object>item, &small):
+            w.pos += zp_store_signed(w.data + w.pos, small)
             return 1
-        if zp_long_magnitude(<object>item, &negative, &uv) and not negative:
-            w.pos += zp_store_unsigned(w.data + w.pos, uv)     # beyond int64: a uint64 (put_go_number)
+        if not zp_long_magnitude(<object>item, &negative, &uv):
+            return 0
+        if not negative:                    # beyond int64: a uint64 (put_go_number)
+            w.pos += zp_store_unsigned(w.data + w.pos, uv) if uv > <uint64_t>INT64_MAX \
+                else zp_store_signed(w.data + w.pos, <int64_t>uv)
             return 1
-        return 0
+        if uv > <uint64_t>INT64_MAX + 1:
+            return 0
+        w.pos += zp_store_signed(w.data + w.pos, <int64_t>(0 - uv))     # two's complement: -2**63 too
+        return 1
     if tp == &PyBool_Type:
         put_byte(w, ZP_TRUE if <object>item is True else ZP_FALSE)
         return 1
@@ -2019,6 +2025,19 @@ cdef inline int any_atom(Writer *w, PyObject *item) except -1:
         if n > ZP_MAX_LENGTH32:
             return 0
         put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
+        return 1
+    # Go's number types as the decoder gives them (put_go_number's forms); out of range,
+    # put_go_number raises
+    if tp == <PyTypeObject *>_GoFloat32:
+        ensure(w, 5)
+        n = zp_store_f32(w.data + w.pos, PyFloat_AS_DOUBLE(<object>item))
+        w.pos += n
+        return n != 0
+    if tp == <PyTypeObject *>_GoUint64:
+        if not zp_long_magnitude(<object>item, &negative, &uv) or negative:
+            return 0
+        ensure(w, 9)
+        w.pos += zp_store_unsigned(w.data + w.pos, uv)
         return 1
     if zp_utc_datetime_unix(item, <PyObject *>_UTC, &seconds, &nanos):
         put_time(w, seconds, nanos)

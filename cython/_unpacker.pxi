@@ -1006,11 +1006,11 @@ cdef object read_any(Reader *r):
 # objects there would make every frame bigger (see test_limits_depth).
 
 cdef object go_uint64(uint64_t value):
-    return _int_new(_GoUint64, PyLong_FromUnsignedLongLong(value))
+    return zp_int_subtype_u64(<PyTypeObject *>_GoUint64, value)
 
 
 cdef object go_float32(uint32_t bits):
-    return _float_new(_GoFloat32, zp_double_from_f32_bits(bits))
+    return zp_float_subtype(<PyTypeObject *>_GoFloat32, zp_double_from_f32_bits(bits))
 
 
 cdef inline bint is_any_map_key(Reader *r) noexcept:
