@@ -381,8 +381,7 @@ cdef class Codec:
     def encode_into(self, obj, bytearray buffer, Py_ssize_t offset=0, *, bint structnames=True,
                     str mode="zebrapack", bint fixext=False):
         """Encode into ``buffer`` from ``offset`` (-1: its end), leaving it exactly
-        offset + the record long; nothing is copied on the way. On error the
-        buffer is cut back to ``offset``."""
+        offset + the record long. On error the buffer is cut back to ``offset``."""
         cdef Writer w
         cdef StructPlan plan = <StructPlan>self._plan_of(obj)
         cdef Py_ssize_t size = PyByteArray_GET_SIZE(buffer)
@@ -390,6 +389,8 @@ cdef class Codec:
             offset = size
         if offset < 0 or offset > size:
             raise ValueError(f"offset {offset} is outside the buffer (0..{size}, or -1)")
+        if struct_size_hint(plan) + SIZE_SLACK <= SMALL_RECORD:
+            return self._encode_small_into(plan, obj, buffer, offset, structnames, mode, fixext)
         w.out_bytes = NULL
         w.out_array = <PyObject *>buffer
         w.has_view = False
@@ -409,6 +410,52 @@ cdef class Codec:
             if w.has_view:
                 PyBuffer_Release(&w.view)
             PyByteArray_Resize(buffer, w.pos)
+
+    @cython.final
+    cdef object _encode_small_into(self, StructPlan plan, object obj, bytearray buffer, Py_ssize_t offset,
+                                   bint structnames, str mode, bint fixext):
+        """encode_into for a record whose size hint fits SMALL_RECORD: written on the C
+        stack, as encode writes it, then copied to the buffer in one resize. Growing the
+        buffer by the hint and cutting it back after made CPython realloc it twice a call
+        (a bytearray cut below half its allocation is reallocated); a buffer reused for
+        records of about one size is now not reallocated at all."""
+        cdef Writer w
+        cdef unsigned char small[SMALL_RECORD]
+        cdef Py_buffer held                 # the buffer exported while Python code may run in
+        cdef Py_ssize_t size
+        cdef int msgp
+        try:
+            msgp = _mode_is_msgp(mode)
+        except BaseException:
+            PyByteArray_Resize(buffer, offset)          # a bad mode cuts back too
+            raise
+        if not msgp and not fixext and Py_TYPE(obj) == plan.flat_tp:
+            # as encode(obj)'s fast call: no writer, no Python code run (write_flat_record)
+            size = write_flat_record(small, 0, SMALL_RECORD, plan, obj, structnames)
+            if size >= 0:
+                PyByteArray_Resize(buffer, offset + size)
+                memcpy(PyByteArray_AS_STRING(buffer) + offset, small, size)
+                return None
+        w.out_bytes = NULL                  # the encoding: resizing it there is a BufferError,
+        w.out_array = NULL                  # as when the record is written into it
+        w.has_view = False
+        w.pos = 0
+        w.data = small
+        w.cap = SMALL_RECORD
+        PyObject_GetBuffer(buffer, &held, PyBUF_SIMPLE)
+        try:
+            try:
+                self._start_encode(&w, plan, structnames, msgp, fixext)
+                self._run_encode(&w, plan, obj)
+            finally:
+                PyBuffer_Release(&held)
+            PyByteArray_Resize(buffer, offset + w.pos)
+            memcpy(PyByteArray_AS_STRING(buffer) + offset, w.data, w.pos)
+        except BaseException:
+            PyByteArray_Resize(buffer, offset)
+            raise
+        finally:
+            Py_XDECREF(w.out_bytes)     # a record that outgrew the stack (writer_grow)
 
 
 cdef extern from *:

@@ -64,7 +64,7 @@ from cpython.datetime cimport (
     timedelta_microseconds,
     timedelta_seconds,
 )
-from cpython.dict cimport PyDict_Check, PyDict_Next
+from cpython.dict cimport PyDict_Check, PyDict_GetItem, PyDict_Next
 from cpython.exc cimport PyErr_Clear, PyErr_ExceptionMatches
 from cpython.memoryview cimport PyMemoryView_Check
 
@@ -177,6 +177,7 @@ cdef extern from "zp_object.h":
     bint zp_long_u64(object o, uint64_t *out) noexcept
     object zp_int_subtype_u64(PyTypeObject *type, uint64_t v)
     object zp_float_subtype(PyTypeObject *type, double x)
+    object zp_object_new(PyTypeObject *tp)
     const char *zp_str_utf8_held(object o, Py_ssize_t *n) noexcept
     void zp_bytes_shrink(PyObject *b, Py_ssize_t n) noexcept
 

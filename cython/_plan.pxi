@@ -45,6 +45,7 @@ cdef enum:
 cdef enum:
     BUILD_SLOTS = 0     # tp_alloc (or a freelist block), fill the member slots, then __post_init__ if any
     BUILD_CALL = 1      # cls(**fields)
+    BUILD_ATTRS = 2     # object.__new__(cls), each field set as object.__setattr__ sets it, then __post_init__
 
 # Kinds whose schema number is their plan kind (schema.model.SCALAR_KINDS): the
 # primitive Zkinds, msgp.Raw, msgp.Number.
@@ -100,6 +101,7 @@ cdef struct FieldC:
     PyObject *type                  # its TypePlan
     PyObject *elem                  # pointer fields: the element's TypePlan (a non-nil *T is read as T); else NULL
     Py_ssize_t zid
+    Py_ssize_t index                # its place in the plan's `fields` (and `cfields`), in either array
     Py_ssize_t offset               # member slot offset, or -1
     int kind                        # the TypePlan's kind
     bint time_field
@@ -649,9 +651,12 @@ cdef flatten_fields(StructPlan plan):
         raise MemoryError()
     for i in range(plan.zid_limit):
         plan.zid_index[i] = -1
+    place = {id(fp): i for i, fp in enumerate(plan.fields)}
     for i in range(count):
         fill_field_c(&plan.cfields[i], <FieldPlan>plan.fields[i])
         fill_field_c(&plan.cmsgp_fields[i], <FieldPlan>plan.msgp_fields[i])
+        plan.cfields[i].index = i
+        plan.cmsgp_fields[i].index = place[id(plan.msgp_fields[i])]
         set_key(&plan.cmsgp_fields[i], (<FieldPlan>plan.msgp_fields[i]).tag_key_words,  # msgp mode
                 plan.cmsgp_fields[i].tag_key_len)                                       # writes tags
         set_inline(&plan.cmsgp_fields[i], plan.cmsgp_fields[i].inline_kind)
@@ -667,22 +672,36 @@ cdef bint sp_is_record(object cls):
 
 
 cdef tuple _build_mode(StructPlan plan):
-    """BUILD_SLOTS for slots dataclasses whose fields are exactly the schema's."""
+    """How records of the plan's class are built: a dataclass whose fields are exactly
+    the schema's is built as msgspec builds dataclasses, without its __init__ (which
+    would take the fields as keyword arguments and set them one by one in Python):
+    BUILD_SLOTS when every field is a member slot, else BUILD_ATTRS; then its
+    __post_init__, if any. Any other class, and a dataclass whose __post_init__ takes
+    init-only values (InitVar) or whose __new__ is its own: cls(**fields)."""
     import dataclasses
+    import inspect
     cls = plan.cls
-    if not plan.slots_readable or not dataclasses.is_dataclass(cls):
+    if not dataclasses.is_dataclass(cls):
         return BUILD_CALL, None
     if cls.__new__ is not object.__new__ or (<PyTypeObject *>cls).tp_itemsize != 0:
         return BUILD_CALL, None
     declared = {f.name for f in dataclasses.fields(cls)}
     expected = {(<FieldPlan>fp).attr for fp in plan.fields}
     if plan.preserve:
-        if plan.unknown_offset < 0:
+        if plan.slots_readable and plan.unknown_offset < 0:
             return BUILD_CALL, None
         expected.add(UNKNOWN_ATTR)
     if declared != expected:
         return BUILD_CALL, None
-    return BUILD_SLOTS, getattr(cls, "__post_init__", None)
+    post_init = getattr(cls, "__post_init__", None)
+    if post_init is not None:
+        try:
+            takes = len(inspect.signature(post_init).parameters) > 1     # self, then InitVars
+        except (TypeError, ValueError):                                  # no signature to read
+            takes = True
+        if takes:
+            return BUILD_CALL, None
+    return (BUILD_SLOTS if plan.slots_readable else BUILD_ATTRS), post_init
 
 
 # -- zero values --------------------------------------------------------------
@@ -757,4 +776,6 @@ cdef object make_zero_struct(StructPlan sp):
     kwargs = {}
     for fp in sp.fields:
         kwargs[fp.attr] = field_zero(fp)
+    if sp.build == BUILD_ATTRS:
+        return build_attrs_record(sp, kwargs, None)
     return sp.cls(**kwargs)

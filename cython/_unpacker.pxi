@@ -686,6 +686,10 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     cdef FieldC *fc
     cdef unsigned char k
     cdef bint slots = sp.build == BUILD_SLOTS
+    # a BUILD_ATTRS record of at most 64 fields is built as it is read, the fields set
+    # counted in `seen` by their place (larger ones through a dict, as BUILD_CALL)
+    cdef bint attrs = sp.build == BUILD_ATTRS and sp.field_count <= 64
+    cdef uint64_t seen = 0
     cdef bint holds_gc = False              # a value the collector knows was stored
     cdef int tracked = 1
     cdef const unsigned char *tag
@@ -696,6 +700,8 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     reader_enter(r)
     if slots:
         obj = zp_alloc_record(sp.tp, sp.free_class, &tracked)
+    elif attrs:
+        obj = zp_object_new(sp.tp)
     else:
         obj = {}
     for i in range(n):
@@ -786,11 +792,16 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         # (the branches above that build an int, str, bool, float or bytes hold no such value)
         if slots:
             filled += zp_slot_store(obj, fc.offset, value)
+        elif attrs:
+            PyObject_GenericSetAttr(obj, (<FieldPlan>fc.plan).attr, <PyObject *>value)
+            seen |= (<uint64_t>1) << fc.index
         else:
             obj[(<FieldPlan>fc.plan).attr] = value
     trail_leave(&r.trail)
     if slots:
         return finish_slots_struct(r, sp, obj, unknown, filled == sp.field_count, holds_gc, tracked)
+    if attrs:
+        return finish_attrs_struct(r, sp, obj, unknown, seen)
     return finish_struct(r, sp, obj, unknown)
 
 
@@ -832,16 +843,58 @@ cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict u
 
 
 cdef object finish_struct(Reader *r, StructPlan sp, dict partial, dict unknown):
-    """A BUILD_CALL instance: absent fields get their zero value; cls(**fields); unknown entries."""
+    """A BUILD_CALL or BUILD_ATTRS instance: absent fields get their zero value; then
+    cls(**fields) and the unknown entries, or build_attrs_record."""
     cdef FieldPlan fp
-    for fp in sp.fields:
-        if fp.attr not in partial:
-            if fp.zero_cost:
-                claim_zero(r, fp.zero_cost)
-            partial[fp.attr] = field_zero(fp)
+    if PyDict_GET_SIZE(partial) != len(sp.fields):
+        for fp in sp.fields:
+            if fp.attr not in partial:
+                if fp.zero_cost:
+                    claim_zero(r, fp.zero_cost)
+                partial[fp.attr] = field_zero(fp)
+    if sp.build == BUILD_ATTRS:
+        return build_attrs_record(sp, partial, unknown)
     obj = sp.cls(**partial)
     if unknown is not None:
         object.__setattr__(obj, UNKNOWN_ATTR, unknown)
+    return obj
+
+
+cdef object finish_attrs_struct(Reader *r, StructPlan sp, object obj, dict unknown, uint64_t seen):
+    """A BUILD_ATTRS instance built as it was read (at most 64 fields; `seen` the fields
+    set, by their place): absent fields get their zero value, then the unknown entries
+    when the schema keeps them and the class's __post_init__."""
+    cdef Py_ssize_t i
+    cdef FieldPlan fp
+    if seen != (<uint64_t>-1 if sp.field_count == 64 else ((<uint64_t>1) << sp.field_count) - 1):
+        for i in range(sp.field_count):
+            if not (seen >> i) & 1:
+                fp = <FieldPlan>sp.cfields[i].plan
+                if fp.zero_cost:
+                    claim_zero(r, fp.zero_cost)
+                zero = field_zero(fp)
+                PyObject_GenericSetAttr(obj, fp.attr, <PyObject *>zero)
+    if sp.preserve:
+        PyObject_GenericSetAttr(obj, UNKNOWN_ATTR, <PyObject *>unknown)
+    if sp.post_init is not None:
+        sp.post_init(obj)
+    return obj
+
+
+cdef object build_attrs_record(StructPlan sp, dict fields, dict unknown):
+    """A BUILD_ATTRS instance of the fields (every one present): object.__new__(cls), each
+    field set in the schema's order as object.__setattr__ sets it (as a dataclass's
+    __init__ sets a frozen one's: the instances of a class share their dict's keys when
+    set in one order), the unknown entries when the schema keeps them, then the class's
+    __post_init__."""
+    cdef FieldPlan fp
+    obj = zp_object_new(<PyTypeObject *>sp.cls)
+    for fp in sp.fields:
+        PyObject_GenericSetAttr(obj, fp.attr, PyDict_GetItem(fields, fp.attr))
+    if sp.preserve:
+        PyObject_GenericSetAttr(obj, UNKNOWN_ATTR, <PyObject *>unknown)
+    if sp.post_init is not None:
+        sp.post_init(obj)
     return obj
 
 

@@ -121,6 +121,16 @@ static int zp_long_magnitude(PyObject *o, int *negative, uint64_t *magnitude) {
     return 1;
 }
 
+/* object.__new__(tp): an instance of no field set, for a class whose __new__ is object's. */
+static PyObject *zp_object_new(PyTypeObject *tp) {
+    PyObject *args = PyTuple_New(0), *self;
+    if (args == NULL)
+        return NULL;
+    self = PyBaseObject_Type.tp_new(tp, args, NULL);
+    Py_DECREF(args);
+    return self;
+}
+
 /* A Python subclass's instances are tracked by the cyclic GC (a heap type's always are);
  * one that holds no reference but its type's (a number subclass adding no fields) can
  * be in no cycle: untracked, collections do not walk it (as the generated records that

@@ -404,6 +404,28 @@ def test_encode_into_target_cannot_be_resized_by_user_code_mid_call(zp: zebrapac
     assert buffer == b""
 
 
+@pytest.mark.parametrize("keywords", [{}, {"structnames": False}, {"mode": "msgp"}, {"fixext": True}],
+                         ids=["default", "no-names", "msgp", "fixext"])
+@pytest.mark.filterwarnings("ignore:Compound.Old:DeprecationWarning")     # msgp mode writes every field
+def test_encode_into_writes_what_encode_writes_small_and_large(zp: zebrapack.Schema, keywords: dict) -> None:
+    """A small record is written on the C stack and copied into the buffer in one
+    resize (a flat one by encode's own fast path), a large one straight into it: either
+    way the buffer ends as its head and encode's bytes, however long it was."""
+    records = [zp.types.Inner(X=3, Y="y"), zp.types.A(Name="n", Sibs=3, GPA=1.5, Friend=True), zp.types.Prims(C64=1 + 2j, U64=2**64 - 1),
+               zp.types.Compound(Strs=["s" * 1000] * 20), zp.types.Compound(Nested=zp.types.Inner(X=1))]
+    for record in records:
+        want = zp.encode(record, **keywords)
+        for head, offset in ((b"", 0), (b"head", 4), (b"head-and-a-long-tail" * 50, 4), (b"head", -1)):
+            buffer = bytearray(head)
+            zp.encode_into(record, buffer, offset, **keywords)
+            kept = head if offset == -1 else head[:offset]
+            assert bytes(buffer) == kept + want
+        buffer = bytearray()                # one buffer reused for every record
+        for _ in range(3):
+            zp.encode_into(record, buffer, 0, **keywords)
+            assert bytes(buffer) == want
+
+
 def test_encode_into_msgp_mode(zp: zebrapack.Schema) -> None:
     buffer = bytearray()
     zp.encode_into(zp.types.Inner(X=1), buffer, mode="msgp", structnames=False)
