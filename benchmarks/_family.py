@@ -6,7 +6,8 @@ Families (a row may belong to several; ``records`` is the eleven):
 - ``strings``: one ``str`` of 16 B, 1 KB, 10 KB and 1 MB (UTF-8 bytes) in four kinds
   of text, ASCII, Latin-1 (accented letters: one byte per character in CPython, two
   in UTF-8), CJK (two bytes per character in CPython, three in UTF-8) and emoji
-  among ASCII (four and four); and lists of n 16-byte strings of each kind;
+  among ASCII (four and four); lists of n 16-byte strings of each kind; and ASCII of
+  1 KB and 10 KB with one Latin-1 letter at three quarters of it;
 - ``ints``: lists of n ``int64`` in each width band of the wire (positive and
   negative fixint, 8, 16, 32 and 64 bits of magnitude with either sign), the full
   ``int64`` and ``uint64`` ranges, and the full ``int32`` and ``uint32`` ranges;
@@ -18,6 +19,7 @@ Families (a row may belong to several; ``records`` is the eleven):
   string-heavy, nested-map-heavy, list-heavy, 64 levels deep, scalars of every
   kind, and a 64 KB JSON-like one (the eleven's JSON-like 2 KB is in it too);
 - ``maps``: n entries of ``map[int64]int64``, ``map[int64]string``, ``map[int32]string``;
+  n/10 of ``map[string][]int64`` (five small ints each);
 - ``optional``: n ``*int64`` in a list and n/10 records of six pointer fields, each
   90% nil and 90% set;
 - ``bools``: n ``bool`` and n ``*bool`` (half nil) in a list;
@@ -38,6 +40,7 @@ type, which is never slower than the exact one would be.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 import struct
 import typing
@@ -156,6 +159,11 @@ class I32StrMap:
 
 
 @dataclass(slots=True)
+class StrIntsMap:
+    V: dict[str, list[int]] = _zid(0, default_factory=dict)
+
+
+@dataclass(slots=True)
 class OptInts:
     V: list[Optional[int]] = _zid(0, default_factory=list)
 
@@ -223,7 +231,7 @@ class Labeled:
 
 
 DATACLASSES = (Str, Strs, Blob, Blobs, StrBlob, I64s, U64s, I32s, U32s, F32s, F64s, Times, Event, Events,
-               Payload, IntIntMap, IntStrMap, I32StrMap, OptInts, Point, Opt, Opts, Bools, OptBools, Tagged,
+               Payload, IntIntMap, IntStrMap, I32StrMap, StrIntsMap, OptInts, Point, Opt, Opts, Bools, OptBools, Tagged,
                Counted, Located, ThreeLists, Labeled)
 #: Records whose fields can be at their zero: their Struct twin leaves defaults out, as
 #: zebrapack leaves out empty fields (elsewhere both write every field).
@@ -279,6 +287,14 @@ def text(rng: random.Random, kind: str, size: int) -> str:
         value = whole.encode()[:size].decode("utf-8", "ignore")
         if value.isascii() == (kind == "ascii"):
             return value
+
+
+def mostly_ascii(rng: random.Random, size: int) -> str:
+    """Seeded ASCII text of ``size - 1`` characters, one of them, at three quarters of it, a
+    Latin-1 letter (two bytes of UTF-8): ``size`` bytes."""
+    chars = list(text(rng, "ascii", size - 1))
+    chars[len(chars) * 3 // 4] = rng.choice(_ACCENTED)
+    return "".join(chars)
 
 
 def _f32(x: float) -> float:
@@ -409,6 +425,10 @@ def rows(sizes: dict[str, int] | None = None) -> list[Row]:
                                  lambda rng, kind=kind, size=size: text(rng, kind, size)))
         table.append(_single(f"{n} x str {kind} 16B", "strings", f"list of {n} {label} str of 16 B", Strs,
                              lambda rng, kind=kind: [text(rng, kind, 16) for _ in range(n)]))
+    for size_name in ("1KB", "10KB"):
+        table.append(_single(f"str mostly ASCII {size_name}", "strings",
+                             f"one ASCII str of {size_name} with one Latin-1 letter at three quarters", Str,
+                             functools.partial(mostly_ascii, size=_SIZES[size_name])))
 
     bands: list[tuple[str, str, Callable[[random.Random], int]]] = [
         ("fixint", "in [0, 128): positive fixint", lambda rng: rng.randrange(128)),
@@ -466,6 +486,7 @@ def rows(sizes: dict[str, int] | None = None) -> list[Row]:
         note = "msgspec: times as the msgpack timestamp (ext -1)" if label == "scalars" else ""
         table.append(_single(f"interface{{}} {label}", "any", f"interface{{}} holding {description}", Payload,
                              payload, note))
+    keys = max(1, n // 10)
     table += [
         _single(f"map[int64]int64 x {n}", "maps", f"map[int64]int64 of {n} entries, keys of every width",
                 IntIntMap, lambda rng: {_signed(rng, 0, 62): _signed(rng, 0, 40) for _ in range(n)}),
@@ -474,6 +495,9 @@ def rows(sizes: dict[str, int] | None = None) -> list[Row]:
         _single(f"map[int32]string x {n}", "maps", f"map[int32]string of {n} entries", I32StrMap,
                 lambda rng: {rng.randrange(-(1 << 31), 1 << 31): rng.choice(WORDS) for _ in range(n)},
                 "msgspec: dict[int, str]"),
+        _single(f"map[string][]int64 x {keys}", "maps",
+                f"map[string][]int64 of {keys} entries, keys k0, k1, ..., each a list of 5 small ints", StrIntsMap,
+                lambda rng: {f"k{i}": [rng.randrange(128) for _ in range(5)] for i in range(keys)}),
     ]
     for share, label in ((0.1, "90% nil"), (0.9, "90% set")):
         table.append(_single(f"{n} *int64 {label}", "optional", f"list of {n} *int64, {label}", OptInts,

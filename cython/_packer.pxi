@@ -770,15 +770,39 @@ cdef int number_run_family(TypePlan t) noexcept:
     return -1
 
 
+cdef inline int container_run(TypePlan t) noexcept:
+    """The family of the items of a []T whose items take runs (T a number, bool or string
+    or a pointer to one: number_run_family's, or RUN_STR), or of the values of a
+    map[string]T whose values do (T an integer or float64: RUN_SIGNED, RUN_UNSIGNED,
+    RUN_F64); -1 for any other type. Such a container is stored whole by store_run_items
+    or store_run_entries: a field of a flat record (store_list_field, store_map_field), a
+    map's value or a list's item (write_run_container)."""
+    cdef TypePlan item
+    cdef int family
+    if t.kind == K_SLICE:
+        item = t.elem.elem if t.elem.kind == K_POINTER else t.elem
+        return RUN_STR if item.kind == K_STRING else number_run_family(item)
+    if t.kind == K_MAP and t.key.kind == K_STRING:
+        family = number_run_family(t.elem)
+        if family == RUN_F64 or family == RUN_SIGNED or family == RUN_UNSIGNED:
+            return family
+    return -1
+
+
+cdef inline TypePlan run_item(TypePlan t):
+    """The type of a container_run container's items or values (a pointer's target): the
+    range they are written in (imin..umax)."""
+    return t.elem.elem if t.elem.kind == K_POINTER else t.elem
+
+
 cdef void set_flat_kind(FieldC *fc, FieldPlan fp) noexcept:
     """How write_flat_record writes the field, if it does (FieldC.flat_kind): an inline
-    field; a []T, T a number, bool or string or a pointer to one (list_run: their family,
-    number_run_family's or RUN_STR); a map[string]T, T an integer or float64 (list_run:
-    T's family); a struct (flat if its plan is: settle_flat). The items' or values' range
-    in imin..umax."""
+    field; a []T or map[string]T whose items or values take runs (list_run: their family,
+    container_run's; list_nullable: the items are pointers); a struct (flat if its plan is:
+    settle_flat). The items' or values' range in imin..umax."""
     cdef TypePlan t = fp.type
-    cdef TypePlan item = None
-    cdef int family = -1
+    cdef TypePlan item
+    cdef int family
     fc.flat_kind = FLAT_NONE
     fc.flat_inline_kind = fc.inline_kind
     fc.list_run = -1
@@ -788,30 +812,19 @@ cdef void set_flat_kind(FieldC *fc, FieldPlan fp) noexcept:
         return
     if fp.deprecated:                       # a warning to give
         return
-    if t.kind == K_SLICE:
-        item = t.elem
-        fc.list_nullable = item.kind == K_POINTER
-        if fc.list_nullable:
-            item = item.elem
-        family = RUN_STR if item.kind == K_STRING else number_run_family(item)
-        if family >= 0:
-            fc.flat_kind = FLAT_LIST
-    elif t.kind == K_MAP and t.key.kind == K_STRING:
-        item = t.elem
-        family = number_run_family(item)
-        if family == RUN_F64 or family == RUN_SIGNED or family == RUN_UNSIGNED:
-            fc.flat_kind = FLAT_MAP
+    family = container_run(t)
+    if family >= 0:
+        fc.flat_kind = FLAT_LIST if t.kind == K_SLICE else FLAT_MAP
+        fc.list_nullable = t.kind == K_SLICE and t.elem.kind == K_POINTER
+        fc.list_run = family
+        item = run_item(t)
+        fc.imin = item.imin
+        fc.imax = item.imax
+        fc.umax = item.umax
     elif t.kind == K_STRUCT:
         fc.flat_kind = FLAT_STRUCT
     if fc.flat_kind != FLAT_NONE:
         fc.flat_inline_kind = INLINE_CONTAINER
-    if fc.flat_kind == FLAT_LIST or fc.flat_kind == FLAT_MAP:
-        fc.list_run = family
-        fc.imin = item.imin
-        fc.imax = item.imax
-        fc.umax = item.umax
-    else:
-        fc.list_nullable = False
 
 
 cdef Py_ssize_t number_run_items(unsigned char **at, PyObject **objects, Py_ssize_t i, Py_ssize_t end, int family,
@@ -905,6 +918,56 @@ cdef Py_ssize_t write_str_run(Writer *w, TypePlan elem, object items, Py_ssize_t
     return i
 
 
+cdef int write_run_container(Writer *w, TypePlan t, TypePlan item, int family, PyObject *value) except -1:
+    """A map's value or a list's item of type t, a []T or map[string]T whose items or
+    values take runs (family: container_run(t); item: run_item(t), asked once by the
+    caller for all its values or items): when it is exactly a list or tuple, or a
+    dict, of such items or entries, stored whole as write_flat_record stores such a field
+    (store_run_items, store_run_entries), with no dispatch and no trail step (nothing there
+    runs Python code or fails) and no level entered: the caller has seen that its level,
+    one below the caller's, may be (trail_levels_fit), and nothing in it goes deeper. 1
+    when written; 0, nothing written, for anything else, or when the buffer has no room
+    left for it (a list of numbers: room is made; the rest goes by the buffer's room),
+    and write_value writes it or says what is wrong."""
+    cdef Py_ssize_t n
+    cdef unsigned char *p
+    cdef bint nullable = t.elem.kind == K_POINTER
+    if t.kind == K_SLICE:
+        if Py_TYPE(<object>value) == &PyList_Type:
+            n = PyList_GET_SIZE(<object>value)
+        elif PyTuple_CheckExact(<object>value):
+            n = PyTuple_GET_SIZE(<object>value)
+        else:
+            return 0
+        if n > NUMBER_BLOCK:                # (a long one: write_sequence's runs, a block at a time)
+            return 0
+        ensure(w, 5 + n * (1 if family == RUN_BOOL else 9 if family != RUN_STR else 0))
+    elif Py_TYPE(<object>value) == &PyDict_Type:
+        n = PyDict_GET_SIZE(<object>value)
+        if n > ZP_MAX_LENGTH32:
+            return 0
+        ensure(w, 5)
+    else:
+        return 0
+    p = w.data + w.pos
+    if t.kind == K_SLICE:
+        p += zp_store_header(p, ZP_ARRAY, n)
+        if family != RUN_STR:               # (room made for every item)
+            if number_run_items(&p, PySequence_Fast_ITEMS(<object>value), 0, n, family, nullable, item.imin,
+                                item.imax, item.umax) != n:
+                return 0
+        else:
+            p = store_run_items(p, w.data + w.cap, PySequence_Fast_ITEMS(<object>value), n, family, nullable, 0, 0,
+                                0)
+    else:
+        p += zp_store_header(p, ZP_MAP, n)
+        p = store_run_entries(p, w.data + w.cap, value, family, item.imin, item.imax, item.umax)
+    if p == NULL:
+        return 0
+    w.pos = p - w.data
+    return 1
+
+
 cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -1:
     """A slice or fixed array from a list or tuple."""
     cdef Py_ssize_t n, i, start
@@ -913,6 +976,8 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     cdef bint nullable = elem.kind == K_POINTER
     cdef TypePlan target = elem.elem if nullable else elem     # what a non-nil item is written as
     cdef PyTypeObject *struct_tp = target.struct_plan.tp if target.kind == K_STRUCT else NULL
+    cdef int item_run = container_run(target)     # items that are lists or maps of runs
+    cdef TypePlan run_items = None
     # items of a flat plan's class may take write_flat_record (tested once, not per item)
     cdef bint flat_items = struct_tp != NULL and target.struct_plan.flat and not w.msgp \
         and flat_items_fit(&w.trail, target.struct_plan)
@@ -927,6 +992,11 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         return 0
     put_array_header(w, n)
     writer_enter(w)
+    if item_run >= 0:                      # stored whole where their level needs no asking (write_run_container)
+        if trail_levels_fit(&w.trail, 1):
+            run_items = run_item(target)
+        else:
+            item_run = -1
     # the run of the items' kind: strings, numbers or bools (write_number_run tells)
     start = write_str_run(w, elem, value, n) if target.kind == K_STRING else write_number_run(w, elem, value, n)
     for i in range(start, n):
@@ -945,6 +1015,8 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
             if not (flat_items and write_flat_nested(w, target.struct_plan, <object>item, w.structnames)):
                 held = <object>item     # a strong reference: write_struct may run Python code
                 write_struct(w, target.struct_plan, held, w.structnames and not w.msgp, target.inlined)
+        elif item_run >= 0 and write_run_container(w, target, run_items, item_run, item):
+            pass
         elif not write_exact_scalar(w, target, item):
             held = <object>item     # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
@@ -1004,6 +1076,8 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef PyObject *value_ref
     cdef int family = number_run_family(elem) if key_plan.kind == K_STRING else -1
     cdef bint str_numbers = family == RUN_F64 or family == RUN_SIGNED or family == RUN_UNSIGNED
+    cdef int value_run = container_run(elem)      # values that are lists or maps of runs
+    cdef TypePlan run_values = None
     if not PyDict_Check(value):
         return writer_type_error(w, t, value)
     n = PyDict_GET_SIZE(value)
@@ -1011,6 +1085,11 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
         return 0
     put_map_header(w, n)
     writer_enter(w)
+    if value_run >= 0:                      # stored whole where their level needs no asking (write_run_container)
+        if trail_levels_fit(&w.trail, 1):
+            run_values = run_item(elem)
+        else:
+            value_run = -1
     trail_key_reading(&w.trail)
     while PyDict_Next(value, &position, &key_ref, &value_ref):
         # The key goes into the trail only for the entries write_value writes: the
@@ -1022,7 +1101,8 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
             trail_key(&w.trail, <object>key_ref)
             write_value(w, key_plan, <object>key_ref, False)
             trail_key_reading(&w.trail)
-        if not write_exact_scalar(w, elem, value_ref):
+        if not write_exact_scalar(w, elem, value_ref) and not (
+                value_run >= 0 and write_run_container(w, elem, run_values, value_run, value_ref)):
             trail_key(&w.trail, <object>key_ref)
             held = <object>value_ref    # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
@@ -1431,7 +1511,6 @@ cdef list (*_struct_prologue)(Writer *, StructPlan, object)
 _struct_prologue = struct_prologue
 
 
-@cython.cdivision(True)      # a positive room over a positive width
 cdef inline unsigned char *store_list_field(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
                                             bint checked, Py_ssize_t *room) noexcept:
     """write_flat_record's []T field (FLAT_LIST): an exact list or tuple whose items are
@@ -1441,13 +1520,8 @@ cdef inline unsigned char *store_list_field(unsigned char *p, unsigned char *lim
     or when it does not fit (``checked`` and ``room`` as store_inline_field's: its key and
     header are in the field's inline_room; its items are data, each tested for its
     largest form and counted at what it took, up to data_end: container_data_end)."""
-    cdef Py_ssize_t n, i = 0, stop, size, width
-    cdef PyObject **objects
-    cdef PyObject *item
-    cdef const char *text
-    cdef unsigned char *data_end
+    cdef Py_ssize_t n
     cdef unsigned char *items
-    cdef int family = fc.list_run
     if Py_TYPE(<object>slot) == &PyList_Type:
         n = PyList_GET_SIZE(<object>slot)
     elif PyTuple_CheckExact(<object>slot):
@@ -1458,34 +1532,46 @@ cdef inline unsigned char *store_list_field(unsigned char *p, unsigned char *lim
         return p
     if n > ZP_MAX_LENGTH32 or (checked and fc.inline_room > limit - p):     # (write_sequence raises)
         return NULL
-    objects = PySequence_Fast_ITEMS(<object>slot)
     p = store_field_key(p, fc)
     p += zp_store_header(p, ZP_ARRAY, n)
     items = p
-    data_end = container_data_end(p, limit, checked, room)
+    p = store_run_items(p, container_data_end(p, limit, checked, room), PySequence_Fast_ITEMS(<object>slot), n,
+                        fc.list_run, fc.list_nullable, fc.imin, fc.imax, fc.umax)
+    if p != NULL and not checked:
+        room[0] -= p - items
+    return p
+
+
+@cython.cdivision(True)      # a positive room over a positive width
+cdef inline unsigned char *store_run_items(unsigned char *p, unsigned char *data_end, PyObject **objects,
+                                           Py_ssize_t n, int family, bint nullable, int64_t imin, int64_t imax,
+                                           uint64_t umax) noexcept:
+    """The n items at objects stored at p as write_number_run or write_str_run write them
+    (family: container_run's; nullable: None is nil), none past data_end: the position
+    after them, or NULL for an item they do not write or when they do not fit."""
+    cdef Py_ssize_t i = 0, stop, size, width
+    cdef PyObject *item
+    cdef const char *text
     if family != RUN_STR:
         width = 1 if family == RUN_BOOL else 9
         while i < n:                        # in runs of the items that surely fit (write_number_run's)
             stop = i + min(n - i, <Py_ssize_t>(data_end - p) // width)
-            if stop == i or number_run_items(&p, objects, i, stop, family, fc.list_nullable, fc.imin, fc.imax,
-                                             fc.umax) != stop:
+            if stop == i or number_run_items(&p, objects, i, stop, family, nullable, imin, imax, umax) != stop:
                 return NULL
             i = stop
-    else:
-        for i in range(n):
-            item = objects[i]
-            if fc.list_nullable and <object>item is None:
-                if p >= data_end:
-                    return NULL
-                p[0] = ZP_NIL
-                p += 1
-            else:
-                text = str_item_utf8(item, &size)
-                if text == NULL or size + 5 > data_end - p:
-                    return NULL
-                p += zp_store_str(p, text, size)
-    if not checked:
-        room[0] -= p - items
+        return p
+    for i in range(n):
+        item = objects[i]
+        if nullable and <object>item is None:
+            if p >= data_end:
+                return NULL
+            p[0] = ZP_NIL
+            p += 1
+        else:
+            text = str_item_utf8(item, &size)
+            if text == NULL or size + 5 > data_end - p:
+                return NULL
+            p += zp_store_str(p, text, size)
     return p
 
 
@@ -1502,12 +1588,7 @@ cdef inline unsigned char *store_map_field(unsigned char *p, unsigned char *limi
     """write_flat_record's map[string]T field (FLAT_MAP): an exact dict whose entries are
     all str_number_entry's, as store_list_field (each entry tested for n + 14 bytes). No
     Python code runs: the dict cannot change."""
-    cdef Py_ssize_t n, position = 0, size
-    cdef PyObject *key
-    cdef PyObject *value
-    cdef const char *text
-    cdef uint64_t bits = 0
-    cdef unsigned char *data_end
+    cdef Py_ssize_t n
     cdef unsigned char *entries
     if Py_TYPE(<object>slot) != &PyDict_Type:
         return NULL
@@ -1519,14 +1600,28 @@ cdef inline unsigned char *store_map_field(unsigned char *p, unsigned char *limi
     p = store_field_key(p, fc)
     p += zp_store_header(p, ZP_MAP, n)
     entries = p
-    data_end = container_data_end(p, limit, checked, room)
-    while PyDict_Next(<object>slot, &position, &key, &value):
-        text = str_number_entry(key, value, fc.list_run, fc.imin, fc.imax, fc.umax, &size, &bits)
+    p = store_run_entries(p, container_data_end(p, limit, checked, room), slot, fc.list_run, fc.imin, fc.imax,
+                          fc.umax)
+    if p != NULL and not checked:
+        room[0] -= p - entries
+    return p
+
+
+cdef inline unsigned char *store_run_entries(unsigned char *p, unsigned char *data_end, PyObject *d, int family,
+                                             int64_t imin, int64_t imax, uint64_t umax) noexcept:
+    """The entries of the dict d stored at p, each str_number_entry's (family:
+    container_run's; each tested for n + 14 bytes), none past data_end: the position after
+    them, or NULL for an entry it does not write or when they do not fit."""
+    cdef Py_ssize_t position = 0, size
+    cdef PyObject *key
+    cdef PyObject *value
+    cdef const char *text
+    cdef uint64_t bits = 0
+    while PyDict_Next(<object>d, &position, &key, &value):
+        text = str_number_entry(key, value, family, imin, imax, umax, &size, &bits)
         if text == NULL or size + 14 > data_end - p:
             return NULL
-        p = store_str_number_entry(p, text, size, value, fc.list_run, bits)
-    if not checked:
-        room[0] -= p - entries
+        p = store_str_number_entry(p, text, size, value, family, bits)
     return p
 
 
@@ -1634,7 +1729,7 @@ cdef inline bint flat_items_fit(Trail *t, StructPlan sp) noexcept:
     structs) the general path would all enter without growing the trail or asking the
     thread's stack (a shallow list; a trail grown later only has more room, and a stack
     that let the items before go deeper lets these go as deep)."""
-    return sp.flat_levels == 1 or (t.guard.depth + 1 + sp.flat_levels < t.guard.cap and t.guard.stack_floor == 0)
+    return sp.flat_levels == 1 or trail_levels_fit(t, 1 + sp.flat_levels)
 
 
 cdef int write_flat_nested(Writer *w, StructPlan sp, object obj, bint with_name) noexcept:

@@ -69,6 +69,8 @@ cdef extern from "zp_read.h":
     int64_t zp_utf8_measure(const unsigned char *s, int64_t n, uint32_t *maxchar) noexcept nogil
     bint zp_utf8_init() noexcept nogil
     int zp_utf8_decode(const unsigned char *s, int64_t n, void *out, int64_t chars, uint32_t maxchar) noexcept nogil
+    int zp_utf8_decode_after_ascii(const unsigned char *s, int64_t n, int64_t k, void *out, int64_t chars,
+                                   uint32_t maxchar) noexcept nogil
     void zp_skip_message(char *out, size_t size, int rc, const zp_skipper *s, int64_t end, int64_t max_depth,
                          int64_t depth) noexcept nogil
     void zp_short_message(char *out, size_t size, int64_t needed, int64_t left) noexcept nogil

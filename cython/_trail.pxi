@@ -113,6 +113,14 @@ cdef inline Py_ssize_t trail_levels_left(Trail *t) noexcept:
     return t.guard.max_depth - t.guard.depth
 
 
+cdef inline bint trail_levels_fit(Trail *t, Py_ssize_t levels) noexcept:
+    """Whether the levels down to ``levels`` below this one would all be entered without
+    growing the trail or asking the thread's stack (within max_depth, then; a trail grown
+    later only has more room, and a stack that let the levels before go deeper lets these
+    go as deep): a writer that asks once may store what lies there without entering it."""
+    return t.guard.depth + levels < t.guard.cap and t.guard.stack_floor == 0
+
+
 cdef inline void trail_leave(Trail *t) noexcept:
     t.guard.depth -= 1
 

@@ -394,25 +394,29 @@ cdef inline object make_str(const unsigned char *p, Py_ssize_t n):
 
 cdef object str_from_utf8(const unsigned char *p, Py_ssize_t n):
     """A str from n bytes of UTF-8 (zp_read.h): a long one that starts as ASCII is tried
-    as ASCII, checked and copied in one pass into a str of n characters; a long one that
-    starts as Latin-1 text goes to Python's decoder where the core has no 16-byte
-    Latin-1 steps (UTF8_DIRECT_MAX); the rest is measured (its code points and kind),
-    then decoded and checked into a str of that length and kind (zp_utf8_decode). Bytes
+    as ASCII, checked and copied in one pass into a str of n characters; when it is not
+    all ASCII, the ASCII prefix that pass found is not read again: the rest is measured
+    (its code points and kind), the str allocated once at its final length and kind, the
+    prefix put in (copied or widened) and only the rest decoded and checked after it
+    (zp_utf8_decode_after_ascii). A long rest that starts as Latin-1 text goes to
+    Python's decoder where the core has no 16-byte Latin-1 steps (UTF8_DIRECT_MAX). Bytes
     that are not strict UTF-8 go to Python's decoder, which refuses them saying where
     and why."""
-    cdef int64_t chars
+    cdef int64_t chars, ascii = 0
     cdef uint32_t maxchar = 0x7f
     if n > ASCII_DIRECT_MAX and zp_is_ascii(p, STR_PROBE):
         value = PyUnicode_New(n, 127)
-        if zp_copy_ascii(<unsigned char *>PyUnicode_DATA(value), p, n) == n:
+        ascii = zp_copy_ascii(<unsigned char *>PyUnicode_DATA(value), p, n)
+        if ascii == n:
             return value
-    if n > UTF8_DIRECT_MAX and not LATIN1_STEPS:
-        zp_utf8_measure(p, UTF8_PROBE, &maxchar)
+        value = None                    # (freed before the str of the final length is allocated)
+    if n - ascii > UTF8_DIRECT_MAX and not LATIN1_STEPS:
+        zp_utf8_measure(p + ascii, UTF8_PROBE, &maxchar)
         if maxchar <= 0xff:
             return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
-    chars = zp_utf8_measure(p, n, &maxchar)
+    chars = ascii + zp_utf8_measure(p + ascii, n - ascii, &maxchar)
     value = PyUnicode_New(chars, maxchar)
-    if zp_utf8_decode(p, n, PyUnicode_DATA(value), chars, maxchar) < 0:
+    if zp_utf8_decode_after_ascii(p, n, ascii, PyUnicode_DATA(value), chars, maxchar) < 0:
         return PyUnicode_DecodeUTF8(<const char *>p, n, NULL)
     return value
 

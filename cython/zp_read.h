@@ -465,7 +465,9 @@ static inline int zp_any_ext_ok(unsigned char b, int8_t code, int64_t n) {
  * _ucs2, _ucs4) checks it and writes its code points into a str allocated once at its
  * final length and kind (CPython's decoder grows, widens and shrinks its buffer
  * instead); text of one- and two-byte characters goes 16 bytes a step where the
- * machine has SSSE3. Long ASCII is checked and copied in one pass (zp_copy_ascii).
+ * machine has SSSE3. Long ASCII is checked and copied in one pass (zp_copy_ascii); when
+ * a non-ASCII byte stops it, the ASCII before it is not read again: only the rest is
+ * measured and decoded, after that prefix (zp_utf8_decode_after_ascii).
  * Strict as Python's decoder: no
  * overlong forms, no surrogates, nothing above U+10FFFF; what a decoder refuses goes to
  * Python's decoder, which says where and why in its own words. */
@@ -1121,6 +1123,41 @@ static inline int zp_utf8_decode(const unsigned char *s, int64_t n, void *out, i
         return zp_utf8_decode_ucs4(s, n, (uint32_t *)out, chars);
     memcpy(out, s, (size_t)n);                  /* ASCII */
     return 0;
+}
+
+/* The k ASCII bytes at s as the first k code units of a str of kind maxchar at out:
+ * copied for one byte a unit, else widened 8 at a time, then one by one. */
+static inline void zp_widen_ascii(void *out, const unsigned char *s, int64_t k, uint32_t maxchar) {
+    int64_t i = 0;
+    if (maxchar <= 0xff) {
+        memcpy(out, s, (size_t)k);
+    } else if (maxchar <= 0xffff) {
+        uint16_t *units = (uint16_t *)out;
+        for (; i + 8 <= k; i += 8)
+            zp_widen8_ucs2(units + i, s + i);
+        for (; i < k; i++)
+            units[i] = s[i];
+    } else {
+        uint32_t *units = (uint32_t *)out;
+        for (; i + 8 <= k; i += 8)
+            zp_widen8_ucs4(units + i, s + i);
+        for (; i < k; i++)
+            units[i] = s[i];
+    }
+}
+
+/* As zp_utf8_decode, for n bytes at s whose first k are ASCII (zp_copy_ascii found
+ * them; 0 <= k <= n, a character's boundary): those put in as they are (zp_widen_ascii),
+ * only the rest decoded and checked, from its first byte on as a str of its own (a
+ * continuation byte there is refused), into the units after them. maxchar and chars as
+ * zp_utf8_measure found them for the rest, chars plus k. */
+static inline int zp_utf8_decode_after_ascii(const unsigned char *s, int64_t n, int64_t k, void *out, int64_t chars,
+                                             uint32_t maxchar) {
+    if (k > 0) {                        /* (none: a str that does not start as ASCII) */
+        zp_widen_ascii(out, s, k, maxchar);
+        out = (unsigned char *)out + k * (maxchar <= 0xff ? 1 : maxchar <= 0xffff ? 2 : 4);
+    }
+    return zp_utf8_decode(s + k, n - k, out, chars - k, maxchar);
 }
 
 #undef ZP_UTF8_TAIL

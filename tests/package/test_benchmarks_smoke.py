@@ -59,7 +59,8 @@ def test_family_benchmark_times_every_row_of_every_family_both_ways(tmp_path: Pa
         assert all(t.best > 0 for t in result.timed.timings.values())
     assert set(by_family) == set(_family.FAMILIES)
     assert len(by_family["records"]) == 11
-    wanted = {"strings": {"str ascii 16B", "str latin1 1KB", "str cjk 10KB", "str emoji 1MB", "8 x str cjk 16B"},
+    wanted = {"strings": {"str ascii 16B", "str latin1 1KB", "str cjk 10KB", "str emoji 1MB", "8 x str cjk 16B",
+                          "str mostly ASCII 1KB", "str mostly ASCII 10KB"},
               "ints": {"8 int64 fixint", "8 int64 negative fixint", "8 int64 8-bit", "8 int64 16-bit",
                        "8 int64 32-bit", "8 int64 64-bit", "8 int64 full range", "8 uint64 full range"},
               "floats": {"8 float32", "800 float64", "8 float64"},
@@ -67,7 +68,7 @@ def test_family_benchmark_times_every_row_of_every_family_both_ways(tmp_path: Pa
               "times": {"8 times", "8 x Event"},
               "any": {"interface{} numbers", "interface{} strings", "interface{} nested maps", "interface{} lists",
                       "interface{} deep", "interface{} 2KB"},
-              "maps": {"map[int64]int64 x 8", "map[int64]string x 8", "map[int32]string x 8"},
+              "maps": {"map[int64]int64 x 8", "map[int64]string x 8", "map[int32]string x 8", "map[string][]int64 x 1"},
               "optional": {"8 *int64 90% nil", "8 *int64 90% set", "1 x Opt 90% nil", "1 x Opt 90% set"},
               "bools": {"8 bool", "8 *bool half nil"},
               "small": {"small: one-str list", "small: name + 2 tags", "small: id + 2-entry map", "small: id + struct",
@@ -86,7 +87,7 @@ def test_family_benchmark_runs_one_family_or_one_row_in_one_direction(tmp_path: 
     results = bench_family.main([*TINY, "--no-instructions", "maps", "str cjk 16B", "--direction", "encode"])
     assert {r.direction for r in results} == {"encode"}
     assert {r.name for r in results} == {"map[str]int x 8", "map[int64]int64 x 8", "map[int64]string x 8",
-                                         "map[int32]string x 8", "str cjk 16B"}
+                                         "map[int32]string x 8", "map[string][]int64 x 1", "str cjk 16B"}
     with pytest.raises(SystemExit, match="unknown family or row 'nosuch'"):
         bench_family.main([*TINY, "--no-instructions", "nosuch"])
 

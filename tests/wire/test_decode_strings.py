@@ -354,3 +354,61 @@ def test_mutated_latin1_text_is_refused_exactly_when_python_refuses_it(schema: z
             payload[rng.randrange(len(payload))] = rng.choice([0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xdf,
                                                                0xe0, 0xf0, 0xff, 0x41, 0xa9, 0x20])
         assert_decodes_as_python(schema, bytes(payload))
+
+
+# -- long ASCII, then the rest ----------------------------------------------------------
+# A long str that starts as ASCII is copied as ASCII in one pass until its first
+# non-ASCII byte; the ASCII found is kept (copied, or widened for a str of two or four
+# bytes a character) and only the rest is measured and decoded, from its own first byte
+# on: at every length of that prefix, through the 32- and 8-byte steps of the copy and
+# its overlapping last word, the str is what Python's decoder makes of the bytes, and a
+# byte that is not strict UTF-8 right after the prefix or later (a stray continuation
+# first of all) fails with Python's words and offset.
+
+AFTER_ASCII = {"latin1": "é", "latin1-last": "\xff", "ucs2": "\u0100", "ucs2-cjk": "日", "ucs4": "😀"}
+AFTER_ASCII_BAD = [b"\x80", b"\xbf", b"\xc3", b"\xc3\x41", b"\xc0\x80", b"\xe6\x97", b"\xed\xa0\x80", b"\xf0\x9f\x98",
+                   b"\xf5\x80\x80\x80", b"\xff"]
+# prefixes: short, then past the 256 bytes a str is first checked whole, at every place
+# of the 32-byte steps, and near the end, where the last word overlaps
+PREFIXES = [*range(0, 41), *range(256, 297), *range(1000, 1041)]
+
+
+def long_after_ascii(prefix: int, middle: str, tail: int) -> str:
+    """prefix ASCII characters, then middle, then tail more ASCII ones (seeded text)."""
+    ascii_text = "".join(random.Random(prefix * 7 + tail).choices("abcdefghij KLMNOP.,0123", k=prefix + tail))
+    return ascii_text[:prefix] + middle + ascii_text[prefix:]
+
+
+@pytest.mark.parametrize("kind", list(AFTER_ASCII))
+def test_long_ascii_then_a_wider_character_keeps_the_ascii_and_decodes_the_rest(schema: zebrapack.Schema,
+                                                                                kind: str) -> None:
+    char = AFTER_ASCII[kind]
+    for prefix in PREFIXES:
+        for middle in (char, char + "é", char * 9 + "x" + char * 17, char + "é\u0100日😀"[: 1 + prefix % 4]):
+            for tail in (0, 1, 7, 8, 9, 300):
+                text = long_after_ascii(prefix, middle, tail)
+                assert_same_str(decode(schema, text.encode()), text)
+    # the rest at every length up to the end, one wide character as the last
+    for size in (257, 300, 1024):
+        for at in range(size - 40, size):
+            text = long_after_ascii(at, char, 0)
+            assert_same_str(decode(schema, text.encode()), text)
+
+
+@pytest.mark.parametrize("bad", AFTER_ASCII_BAD, ids=lambda b: b.hex())
+def test_long_ascii_then_invalid_utf8_fails_with_pythons_words(schema: zebrapack.Schema, bad: bytes) -> None:
+    for prefix in PREFIXES:
+        for tail in (0, 5, 300):
+            text = long_after_ascii(prefix, "", tail).encode()
+            # right after the ASCII, after a valid character, and at the end
+            assert_decodes_as_python(schema, text[:prefix] + bad + text[prefix:])
+            assert_decodes_as_python(schema, text[:prefix] + "é".encode() + bad + text[prefix:])
+            assert_decodes_as_python(schema, text[:prefix] + "日".encode() + text[prefix:] + bad)
+
+
+def test_long_ascii_then_a_character_decodes_in_lists_and_interface_values(schema: zebrapack.Schema) -> None:
+    for char in AFTER_ASCII.values():
+        text = long_after_ascii(700, char, 300)
+        decoded = schema.decode(schema.encode(Text(S=text, L=[text, "a" + text], A={text: [text]})))
+        assert decoded.L == [text, "a" + text] and decoded.A == {text: [text]}
+        assert_same_str(decoded.S, text)

@@ -1,0 +1,192 @@
+"""A map's value or a list's item that is itself a list of numbers, bools or strings, or
+a map[string] of integers or floats, is stored whole, as a field of that type is
+(header and items at once, no dispatch per value): it writes exactly the bytes the
+general path writes (the same values in list and dict subclasses, which only the general
+path takes), and every value those runs do not take (another type, out of range, a str
+without its UTF-8 at hand, too deep) still reaches the general path, which refuses it
+with the same message at the same key path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import msgpack
+import pytest
+
+import zebrapack
+from zebrapack import EncodeError
+
+
+def _zid(n: int, factory: Any) -> Any:
+    return field(default_factory=factory, metadata={"zid": n})
+
+
+@dataclass(slots=True)
+class Values:
+    IL: dict[str, list[int]] = _zid(0, dict)
+    SL: dict[str, list[str]] = _zid(1, dict)
+    BL: dict[str, list[bool]] = _zid(2, dict)
+    FL: dict[str, list[float]] = _zid(3, dict)
+    F32L: dict[str, list[zebrapack.float32]] = _zid(4, dict)
+    U8L: dict[str, list[zebrapack.uint8]] = _zid(5, dict)
+    PL: dict[str, list[Optional[int]]] = _zid(6, dict)
+    MM: dict[str, dict[str, int]] = _zid(7, dict)
+    MF: dict[str, dict[str, float]] = _zid(8, dict)
+    LL: list[list[int]] = _zid(9, list)
+    LS: list[list[str]] = _zid(10, list)
+    LM: list[dict[str, zebrapack.int16]] = _zid(11, list)
+    TL: dict[int, list[int]] = _zid(12, dict)
+    PS: dict[str, list[Optional[str]]] = _zid(13, dict)
+
+
+class List(list):  # type: ignore[type-arg]
+    """A list the run paths leave to the general path (not exactly a list)."""
+
+
+class Dict(dict):  # type: ignore[type-arg]
+    """A dict the run paths leave to the general path."""
+
+
+def general(value: Any) -> Any:
+    """value with every list and dict inside the fields' containers a subclass: the same
+    values, written by the general path only."""
+    if isinstance(value, dict):
+        return Dict({k: general(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return List(general(v) for v in value)
+    return value
+
+
+def both(**fields: Any) -> tuple[Values, Values]:
+    """The record of these fields, as given and through the general path only (each field's
+    own container stays exact: only its values and items change)."""
+    slow: dict[str, Any] = {}
+    for name, container in fields.items():
+        if isinstance(container, dict):
+            slow[name] = {k: general(v) for k, v in container.items()}
+        else:
+            slow[name] = [general(v) for v in container]
+    return Values(**fields), Values(**slow)
+
+
+@pytest.fixture(scope="module")
+def schema() -> zebrapack.Schema:
+    return zebrapack.schema_from_dataclasses(Values, package="runs")
+
+
+LONG = "x" * 300
+VALUES: dict[str, Any] = {
+    "IL": {"k0": [1, 2, 3, 4, 5], "k1": [], "k2": [-1, -33, 127, 128, 2**31, -(2**63), 2**63 - 1], "k3": (7, 8)},
+    "SL": {"a": ["x", "", LONG, "y" * 40000], "b": [], "c": ("t", "u")},
+    "BL": {"a": [True, False, True], "b": []},
+    "FL": {"a": [0.0, -1.5, 1e300, float("inf")], "b": []},
+    "F32L": {"a": [0.5, -2.0, 3.25], "b": []},
+    "U8L": {"a": [0, 1, 255], "b": []},
+    "PL": {"a": [None, 1, None, -5], "b": [None]},
+    "MM": {"a": {"x": 1, "y": -2, "z": 2**40}, "b": {}, "c": {LONG: 3}},
+    "MF": {"a": {"x": 1.5, "y": -0.0}, "b": {}},
+    "LL": [[1, 2], [], (3,), [2**62] * 40],
+    "LS": [["a", "b"], [], [LONG]],
+    "LM": [{"a": 1, "b": -32768}, {}, {"c": 32767}],
+    "TL": {1: [1, 2], -7: [], 2**40: [3]},
+    "PS": {"a": [None, "x", LONG], "b": []},
+}
+
+
+@pytest.mark.parametrize("name", list(VALUES))
+def test_container_values_and_items_write_what_the_general_path_writes(schema: zebrapack.Schema, name: str) -> None:
+    fast, slow = both(**{name: VALUES[name]})
+    data = schema.encode(fast)
+    assert data == schema.encode(slow)
+    decoded = getattr(schema.decode(data), name)
+    want = VALUES[name]
+    assert decoded == ({k: list(v) if isinstance(v, tuple) else v for k, v in want.items()}
+                       if isinstance(want, dict) else [list(v) if isinstance(v, tuple) else v for v in want])
+
+
+def test_map_of_lists_as_the_benchmark_writes_it_matches_msgpack(schema: zebrapack.Schema) -> None:
+    value = {f"k{i}": [(i * 7 + j) % 128 for j in range(5)] for i in range(100)}
+    data = schema.encode(Values(IL=value))
+    assert msgpack.unpackb(data, strict_map_key=False)[0] == value
+    assert data == schema.encode(Values(IL={k: List(v) for k, v in value.items()}))
+
+
+def test_many_container_values_grow_the_buffer_as_they_go(schema: zebrapack.Schema) -> None:
+    value = {f"key{i}": [i] * (i % 50) for i in range(3000)}
+    strs = {f"key{i}": [f"s{i}"] * (i % 20) for i in range(2000)}
+    fast, slow = both(IL=value, SL=strs, LL=[[i] * (i % 30) for i in range(2000)])
+    data = schema.encode(fast)
+    assert data == schema.encode(slow)
+    assert schema.decode(data).IL == value
+    buffer = bytearray()
+    schema.encode_into(fast, buffer)
+    assert bytes(buffer) == data
+
+
+REFUSED: list[dict[str, Any]] = [
+    {"IL": {"a": [1, "2"]}},
+    {"IL": {"a": [1, 2**63]}},
+    {"IL": {"a": [1, 2.0]}},
+    {"IL": {"a": None}},
+    {"IL": {"a": {"b": 1}}},
+    {"U8L": {"a": [1, 256]}},
+    {"U8L": {"a": [-1]}},
+    {"F32L": {"a": [1.0, 1e39]}},
+    {"FL": {"a": [1.0, "x"]}},
+    {"BL": {"a": [True, 1]}},
+    {"SL": {"a": ["x", 3]}},
+    {"SL": {"a": ["x", "\udc80"]}},
+    {"PS": {"a": [None, b"x"]}},
+    {"MM": {"a": {"b": "x"}}},
+    {"MM": {"a": {1: 1}}},
+    {"MM": {"a": {"b": 2**64}}},
+    {"MF": {"a": {"b": "1"}}},
+    {"IL": {"a": [1, True]}},
+    {"LL": [[1], [2, "3"]]},
+    {"LS": [["a"], [None]]},
+    {"LM": [{"a": 1}, {"b": 32768}]},
+    {"TL": {5: [1, None]}},
+]
+
+
+@pytest.mark.parametrize("fields", REFUSED, ids=lambda f: repr(f)[:40])
+def test_values_the_runs_do_not_take_are_refused_as_before_at_their_key_path(schema: zebrapack.Schema,
+                                                                             fields: dict[str, Any]) -> None:
+    fast, slow = both(**fields)
+    with pytest.raises(EncodeError) as caught:
+        schema.encode(fast)
+    with pytest.raises(EncodeError) as want:
+        schema.encode(slow)
+    # (a container of the wrong type is named by its type: the subclass's, on the general path)
+    assert str(caught.value) == str(want.value).replace("got Dict ", "got dict ").replace("got List ", "got list ")
+    assert (caught.value.path, caught.value.offset) == (want.value.path, want.value.offset)
+    name = next(iter(fields))
+    assert caught.value.path.startswith(f"Values.{name}[")
+
+
+def test_values_the_runs_do_not_take_but_the_general_path_does_are_written(schema: zebrapack.Schema) -> None:
+    # a non-ASCII str holds no UTF-8 until asked; an int is a float64's value: the general
+    # path writes them
+    written: list[dict[str, Any]] = [{"SL": {"a": ["grüß", "x"]}}, {"LS": [["日本"], ["a"]]},
+                                     {"MF": {"a": {"b": 1, "c": 2.5}}}, {"FL": {"a": [1, 2.5]}}]
+    for fields in written:
+        fast, slow = both(**fields)
+        assert schema.encode(fast) == schema.encode(slow)
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3])
+def test_a_container_value_one_level_too_deep_is_refused_as_before(max_depth: int) -> None:
+    schema = zebrapack.schema_from_dataclasses(Values, package="runs", max_depth=max_depth)
+    deep: list[dict[str, Any]] = [{"IL": {"a": [1]}}, {"MM": {"a": {"b": 1}}}, {"LL": [[1]]}, {"SL": {"a": []}}]
+    for fields in deep:
+        fast, slow = both(**fields)
+        try:
+            want = schema.encode(slow)
+        except EncodeError as error:
+            with pytest.raises(EncodeError) as caught:
+                schema.encode(fast)
+            assert (str(caught.value), caught.value.path) == (str(error), error.path)
+            assert "max_depth" in str(error)
+        else:
+            assert schema.encode(fast) == want
