@@ -26,7 +26,9 @@ Families (a row may belong to several; ``records`` is the eleven):
 - ``small``: small records that hold containers, where the cost of a record and of a
   container is most of the work: one short ``[]string``, a name and two tags, an id and
   a two-entry ``map[string]int64``, an id and a nested struct, three lists of two, three
-  labels and a count.
+  labels and a count;
+- ``random``: twelve record types drawn at random, seeded (``_random_shapes``): fields of
+  ten scalar Go types, pointers, slices, maps, ``interface{}`` and nested records.
 
 Every row is one record type, a slots dataclass with zids written once here: its
 ``msgspec.Struct`` twin is derived from it (``struct_twin``), msgspec's dataclass
@@ -55,9 +57,11 @@ import msgspec
 
 import zebrapack
 
+from ._random_shapes import random_shapes
 from ._shapes import EPOCH, SEED, WORDS, Shape, build_shapes, generated_schema, json_like
 
-FAMILIES = ("records", "strings", "ints", "floats", "bytes", "times", "any", "maps", "optional", "bools", "small")
+FAMILIES = ("records", "strings", "ints", "floats", "bytes", "times", "any", "maps", "optional", "bools", "small",
+            "random")
 
 
 # -- the record types ------------------------------------------------------------------
@@ -552,8 +556,9 @@ def _build_opts(d: dict[str, Any]) -> Opts:
 # -- selecting and building --------------------------------------------------------
 
 def names(sizes: dict[str, int] | None = None) -> list[str]:
-    """Every row's name, the eleven first."""
-    return [shape.name for shape in build_shapes(sizes)] + [row.name for row in rows(sizes)]
+    """Every row's name, the eleven first, the drawn ones last."""
+    return ([shape.name for shape in build_shapes(sizes)] + [row.name for row in rows(sizes)]
+            + [shape.name for shape in random_shapes(struct_twin=struct_twin)])
 
 
 def select(wanted: Iterable[str] = (), sizes: dict[str, int] | None = None) -> list[Shape]:
@@ -563,7 +568,8 @@ def select(wanted: Iterable[str] = (), sizes: dict[str, int] | None = None) -> l
     wanted = list(wanted)
     eleven = build_shapes(sizes)
     new = rows(sizes)
-    known = {shape.name for shape in eleven} | {row.name for row in new}
+    drawn = random_shapes(struct_twin=struct_twin)
+    known = {shape.name for shape in eleven} | {row.name for row in new} | {shape.name for shape in drawn}
     unknown = [w for w in wanted if w not in known and w not in FAMILIES]
     if unknown:
         raise SystemExit(f"unknown family or row {', '.join(map(repr, unknown))}; families: "
@@ -576,7 +582,7 @@ def select(wanted: Iterable[str] = (), sizes: dict[str, int] | None = None) -> l
     picked = [row for row in new if chosen(row.name, row.families)]
     if picked:
         shapes += _build(picked)
-    return shapes
+    return shapes + [shape for shape in drawn if chosen(shape.name, shape.families)]
 
 
 def _build(picked: list[Row]) -> list[Shape]:

@@ -7,7 +7,7 @@ msgspec.Struct, msgspec's dataclass mode and msgpack-python, times beside instru
     python -m benchmarks.bench_family --quick --no-instructions   # a smoke run
 
 Selectors are family names (records, strings, ints, floats, bytes, times, any, maps,
-optional, bools, small) or row names (``--list`` prints them). Times: the four contenders of a row
+optional, bools, small, random) or row names (``--list`` prints them). Times: the four contenders of a row
 interleaved in one process, as ``bench_decode``/``bench_encode`` (``_harness``); each
 contender's round trip is checked first. Instructions: ``benchmarks.instructions``
 under callgrind, zebrapack and msgspec.Struct, on by default when valgrind is on PATH

@@ -59,6 +59,7 @@ def test_family_benchmark_times_every_row_of_every_family_both_ways(tmp_path: Pa
         assert all(t.best > 0 for t in result.timed.timings.values())
     assert set(by_family) == set(_family.FAMILIES)
     assert len(by_family["records"]) == 11
+    assert len(by_family["random"]) == 12 and all(name.startswith("random ") for name in by_family["random"])
     wanted = {"strings": {"str ascii 16B", "str latin1 1KB", "str cjk 10KB", "str emoji 1MB", "8 x str cjk 16B",
                           "str mostly ASCII 1KB", "str mostly ASCII 10KB"},
               "ints": {"8 int64 fixint", "8 int64 negative fixint", "8 int64 8-bit", "8 int64 16-bit",
