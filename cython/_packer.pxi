@@ -950,6 +950,9 @@ cdef int write_run_container(Writer *w, TypePlan t, TypePlan item, int family, P
     else:
         return 0
     p = w.data + w.pos
+    if n == 0:                              # (ensure made room for the header)
+        put_byte(w, 0x90 if t.kind == K_SLICE else 0x80)
+        return 1
     if t.kind == K_SLICE:
         p += zp_store_header(p, ZP_ARRAY, n)
         if family != RUN_STR:               # (room made for every item)
@@ -1015,6 +1018,9 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
             if not (flat_items and write_flat_nested(w, target.struct_plan, <object>item, w.structnames)):
                 held = <object>item     # a strong reference: write_struct may run Python code
                 write_struct(w, target.struct_plan, held, w.structnames and not w.msgp, target.inlined)
+        elif target.kind == K_INTF:        # []interface{}: as write_any_list writes an item
+            if not any_atom(w, item):
+                write_any_item(w, item)
         elif item_run >= 0 and write_run_container(w, target, run_items, item_run, item):
             pass
         elif not write_exact_scalar(w, target, item):
@@ -1078,6 +1084,8 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef bint str_numbers = family == RUN_F64 or family == RUN_SIGNED or family == RUN_UNSIGNED
     cdef int value_run = container_run(elem)      # values that are lists or maps of runs
     cdef TypePlan run_values = None
+    cdef bint nullable = elem.kind == K_POINTER
+    cdef TypePlan target = elem.elem if nullable else elem     # what a non-nil value is written as
     if not PyDict_Check(value):
         return writer_type_error(w, t, value)
     n = PyDict_GET_SIZE(value)
@@ -1101,13 +1109,24 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
             trail_key(&w.trail, <object>key_ref)
             write_value(w, key_plan, <object>key_ref, False)
             trail_key_reading(&w.trail)
-        if not write_exact_scalar(w, elem, value_ref) and not (
+        written += 1
+        if target.kind == K_INTF:          # map[K]interface{}: as write_any_map writes a value
+            if Py_TYPE(<object>value_ref) != &PyDict_Type and Py_TYPE(<object>value_ref) != &PyList_Type \
+                    and any_atom(w, value_ref):
+                continue
+            trail_key(&w.trail, <object>key_ref)
+            write_any_item(w, value_ref)
+            trail_key_reading(&w.trail)
+            continue
+        if nullable and <object>value_ref is None:
+            put_byte(w, ZP_NIL)
+            continue
+        if not write_exact_scalar(w, target, value_ref) and not (
                 value_run >= 0 and write_run_container(w, elem, run_values, value_run, value_ref)):
             trail_key(&w.trail, <object>key_ref)
             held = <object>value_ref    # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
             trail_key_reading(&w.trail)
-        written += 1
     trail_map_done(&w.trail)
     if written != n or PyDict_GET_SIZE(value) != n:
         writer_fail(w, "dict changed size while it was encoded")

@@ -559,6 +559,10 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         reader_type_error(r, t.go, b)
     if t.kind == K_ARRAY and n != t.length:
         reader_fail(r, r.pos, f"expected {t.go} ({t.length} elements), found an array of {n}")
+    if n == 0:                          # its level still counted (max_depth), its item kind not asked
+        reader_enter(r)
+        trail_leave(&r.trail)
+        return PyList_New(0)
     if elem.zero_shared and elem.zero_cost == 0 and elem.kind != K_NUMBER:     # read_value's nil, in line
         nil_value = <PyObject *>elem.zero
     cdef bint is_signed = item_type.is_signed      # the integer kind's, in registers
