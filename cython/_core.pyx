@@ -64,7 +64,7 @@ from cpython.datetime cimport (
     timedelta_microseconds,
     timedelta_seconds,
 )
-from cpython.dict cimport PyDict_Check, PyDict_GetItem, PyDict_Next
+from cpython.dict cimport PyDict_Check, PyDict_CheckExact, PyDict_GetItem, PyDict_Next
 from cpython.exc cimport PyErr_Clear, PyErr_ExceptionMatches
 from cpython.memoryview cimport PyMemoryView_Check
 

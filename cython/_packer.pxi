@@ -631,6 +631,9 @@ cdef extern from *:
         struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t *) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_put_blob(struct __pyx_t_9zebrapack_5_core_Writer *, int,
                                                           void const *, Py_ssize_t) __attribute__((always_inline));
+    /* the room test of every write (its growth out of line, writer_grow) */
+    static inline int __pyx_f_9zebrapack_5_core_ensure(struct __pyx_t_9zebrapack_5_core_Writer *, Py_ssize_t)
+        __attribute__((always_inline));
     #endif
     """
 

@@ -694,10 +694,7 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     cdef FieldC *fc
     cdef unsigned char k
     cdef bint slots = sp.build == BUILD_SLOTS
-    # a BUILD_ATTRS record of at most 64 fields is built as it is read, the fields set
-    # counted in `seen` by their place (larger ones through a dict, as BUILD_CALL)
-    cdef bint attrs = sp.build == BUILD_ATTRS and sp.field_count <= 64
-    cdef uint64_t seen = 0
+    cdef uint64_t seen = 0                  # the fields set by their place (BUILD_ATTRS: new_named_record)
     cdef bint holds_gc = False              # a value the collector knows was stored
     cdef int tracked = 1
     cdef const unsigned char *tag
@@ -708,10 +705,8 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
     reader_enter(r)
     if slots:
         obj = zp_alloc_record(sp.tp, sp.free_class, &tracked)
-    elif attrs:
-        obj = zp_object_new(sp.tp)
     else:
-        obj = {}
+        obj = new_named_record(sp)
     for i in range(n):
         if r.pos >= r.end:                  # earlier entries took more than their two bytes
             reader_truncated(r, r.pos, 2 * (n - i))
@@ -800,24 +795,55 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
         # (the branches above that build an int, str, bool, float or bytes hold no such value)
         if slots:
             filled += zp_slot_store(obj, fc.offset, value)
-        elif attrs:
-            PyObject_GenericSetAttr(obj, (<FieldPlan>fc.plan).attr, <PyObject *>value)
-            seen |= (<uint64_t>1) << fc.index
         else:
-            obj[(<FieldPlan>fc.plan).attr] = value
+            store_named(obj, (<FieldPlan>fc.plan).attr, value)
+            seen |= (<uint64_t>1) << (fc.index & 63)        # (read only for at most 64 fields)
     trail_leave(&r.trail)
     if slots:
         return finish_slots_struct(r, sp, obj, unknown, filled == sp.field_count, holds_gc, tracked)
-    if attrs:
-        return finish_attrs_struct(r, sp, obj, unknown, seen)
-    return finish_struct(r, sp, obj, unknown)
+    return finish_struct(r, sp, obj, unknown, seen)
+
+
+# read_struct's record when it has no slots, kept out of line (read_struct's own code,
+# which the slots records run through, stays as small as it was):
+
+cdef object new_named_record(StructPlan sp):
+    """The record being read: a BUILD_ATTRS instance of at most 64 fields itself (its
+    fields set as they are read), else a dict of its fields (finish_struct builds it)."""
+    if sp.build == BUILD_ATTRS and sp.field_count <= 64:
+        return zp_object_new(sp.tp)
+    return {}
+
+
+cdef int store_named(object obj, str attr, object value) except -1:
+    """A field read into new_named_record's record: set on the instance as
+    object.__setattr__ sets it, or put in the dict."""
+    if PyDict_CheckExact(obj):
+        PyDict_SetItem(obj, attr, value)
+    else:
+        PyObject_GenericSetAttr(obj, attr, <PyObject *>value)
+    return 0
 
 
 cdef extern from "zp_object.h":
     void zp_slot_set_borrowed "zp_slot_set"(object obj, Py_ssize_t offset, PyObject *value) noexcept
 
 
-cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict unknown, bint complete,
+# Inlined always (gcc's choice for read_struct's one call follows the size of the whole
+# module, which any change elsewhere moves): the end of every slots record's decode.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    struct __pyx_t_9zebrapack_5_core_Reader;
+    struct __pyx_obj_9zebrapack_5_core_StructPlan;
+    static inline PyObject *__pyx_f_9zebrapack_5_core_finish_slots_struct(struct __pyx_t_9zebrapack_5_core_Reader *,
+        struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject *, PyObject *, int, int, int)
+        __attribute__((always_inline));
+    #endif
+    """
+
+
+cdef inline object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict unknown, bint complete,
                                 bint holds_gc, bint tracked):
     """A BUILD_SLOTS instance: absent fields get their zero value (none when every field
     was read), unknown entries are attached, and a record that holds no value the
@@ -850,10 +876,14 @@ cdef object finish_slots_struct(Reader *r, StructPlan sp, object partial, dict u
     return partial
 
 
-cdef object finish_struct(Reader *r, StructPlan sp, dict partial, dict unknown):
-    """A BUILD_CALL or BUILD_ATTRS instance: absent fields get their zero value; then
-    cls(**fields) and the unknown entries, or build_attrs_record."""
+cdef object finish_struct(Reader *r, StructPlan sp, object record, dict unknown, uint64_t seen):
+    """A record new_named_record began: a BUILD_ATTRS instance is finished by
+    finish_attrs_struct; with a dict of the fields, absent fields get their zero value,
+    then cls(**fields) and the unknown entries, or build_attrs_record."""
     cdef FieldPlan fp
+    if not PyDict_CheckExact(record):
+        return finish_attrs_struct(r, sp, record, unknown, seen)
+    cdef dict partial = <dict>record
     if PyDict_GET_SIZE(partial) != len(sp.fields):
         for fp in sp.fields:
             if fp.attr not in partial:
