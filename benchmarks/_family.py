@@ -558,7 +558,12 @@ def _build_opts(d: dict[str, Any]) -> Opts:
 def names(sizes: dict[str, int] | None = None) -> list[str]:
     """Every row's name, the eleven first, the drawn ones last."""
     return ([shape.name for shape in build_shapes(sizes)] + [row.name for row in rows(sizes)]
-            + [shape.name for shape in random_shapes(struct_twin=struct_twin)])
+            + [shape.name for shape in random_shapes(_random_seed(sizes), struct_twin=struct_twin)])
+
+
+def _random_seed(sizes: dict[str, int] | None) -> int:
+    """The ``random`` family's seed: ``--size seed=N``, else the family's ``SEED``."""
+    return (sizes or {}).get("seed", SEED)
 
 
 def select(wanted: Iterable[str] = (), sizes: dict[str, int] | None = None) -> list[Shape]:
@@ -568,7 +573,7 @@ def select(wanted: Iterable[str] = (), sizes: dict[str, int] | None = None) -> l
     wanted = list(wanted)
     eleven = build_shapes(sizes)
     new = rows(sizes)
-    drawn = random_shapes(struct_twin=struct_twin)
+    drawn = random_shapes(_random_seed(sizes), struct_twin=struct_twin)
     known = {shape.name for shape in eleven} | {row.name for row in new} | {shape.name for shape in drawn}
     unknown = [w for w in wanted if w not in known and w not in FAMILIES]
     if unknown:

@@ -52,7 +52,8 @@ def parse_options(argv: Sequence[str] | None, description: str,
     parser.add_argument("--out", type=Path, default=None,
                         help="directory for the markdown table and the chart (default: print only)")
     parser.add_argument("--size", action="append", default=[], metavar="NAME=N",
-                        help="shrink or grow a size (n, depth, stream_kb, append_n, record_mb), e.g. --size n=100")
+                        help="shrink or grow a size (n, depth, stream_kb, append_n, record_mb), or the random "
+                             "family's seed, e.g. --size n=100 --size seed=7")
     args = parser.parse_args(argv)
     options = Options(quick=args.quick, gc=not args.no_gc, out=args.out, extra=args)
     if args.quick:

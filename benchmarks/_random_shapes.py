@@ -7,8 +7,10 @@ Each record has 2 to 9 fields; a field is a scalar of ten Go types (``int64``,
 ``map[int64]`` of one, an ``interface{}``, or a nested record drawn the same way (three
 levels at most). Values are drawn per field: integers of every width, short words,
 sentences, Latin-1 and CJK text, blobs, times, containers of 0 to 50 items, interface
-values of every kind. The types and values depend only on ``--seed`` (the family's
-``SEED`` by default), so a run can be repeated and another seed gives other shapes.
+values of every kind. The types and values depend only on the seed, the family's
+``SEED`` unless ``--size seed=N`` is given (``bench_family random --size seed=7``,
+``instructions random --size seed=7``): a run can be repeated, and another seed gives
+other shapes.
 """
 
 from __future__ import annotations
