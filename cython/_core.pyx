@@ -92,7 +92,7 @@ from msgpack import ExtType as _MsgpackExtType
 
 from zebrapack._errors import DecodeError, EncodeError, TornTailError
 from zebrapack.values.ext import Ext
-from zebrapack.values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from zebrapack.values.gonumbers import GoComplex64
 from zebrapack.values import gotime as _gotime
 from zebrapack.values.gotime import GoTime
 from zebrapack.values.timestamp import Timestamp
@@ -175,11 +175,15 @@ cdef extern from "zp_object.h":
     bint zp_long_magnitude(object o, int *negative, uint64_t *magnitude) noexcept
     bint zp_long_i64(object o, int64_t *out) noexcept
     bint zp_long_u64(object o, uint64_t *out) noexcept
-    object zp_int_subtype_u64(PyTypeObject *type, uint64_t v)
-    object zp_float_subtype(PyTypeObject *type, double x)
     object zp_object_new(PyTypeObject *tp)
     const char *zp_str_utf8_held(object o, Py_ssize_t *n) noexcept
     void zp_bytes_shrink(PyObject *b, Py_ssize_t n) noexcept
+
+cdef extern from "zp_gonumbers.h":
+    object zp_int_subtype_u64(PyTypeObject *type, uint64_t v)
+    object zp_float_subtype(PyTypeObject *type, double x)
+    object zp_make_gofloat32_type()
+    object zp_make_gouint64_type()
 
 cdef extern from "zp_freelist.h":
     Py_ssize_t zp_free_class(PyTypeObject *tp) noexcept
@@ -238,6 +242,10 @@ cdef object _GO_ZERO_TIME = _gotime.GO_ZERO_TIME
 cdef object _Timestamp = Timestamp
 cdef object _Ext = Ext
 cdef object _GoTime = GoTime
+#: Go's float32 and uint64 in interface{} values (zp_gonumbers.h: C types, which the
+#: decoder makes in bulk; exported by ``zebrapack``).
+GoFloat32 = zp_make_gofloat32_type()
+GoUint64 = zp_make_gouint64_type()
 # Go's dynamic number types in interface{} values: built without their
 # validating constructors (the wire value is in range by construction).
 cdef object _GoFloat32 = GoFloat32

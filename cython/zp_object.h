@@ -131,55 +131,6 @@ static PyObject *zp_object_new(PyTypeObject *tp) {
     return self;
 }
 
-/* A Python subclass's instances are tracked by the cyclic GC (a heap type's always are);
- * one that holds no reference but its type's (a number subclass adding no fields) can
- * be in no cycle: untracked, collections do not walk it (as the generated records that
- * hold no containers). */
-static inline void zp_untrack_leaf(PyObject *o) {
-    if (PyObject_IS_GC(o) && PyObject_GC_IsTracked(o))
-        PyObject_GC_UnTrack(o);
-}
-
-/* An instance of `type`, a subclass of int that adds no fields (GoUint64), of the value v:
- * what int.__new__(type, v) makes (CPython's long_subtype_new: the subclass's allocation
- * holding the int's size word and digits), its digits written from v here: no argument
- * tuple, no lookups, no int made to be copied. The size word as CPython lays it out:
- * the digit count (3.11), or the count above the sign bits, the sign 1 for zero (3.12
- * on, as zp_long_magnitude reads it). */
-static PyObject *zp_int_subtype_u64(PyTypeObject *type, uint64_t v) {
-    Py_ssize_t ndigits = 0, i;
-    uint64_t rest;
-    digit *digits;
-    PyObject *self;
-    for (rest = v; rest; rest >>= PyLong_SHIFT)
-        ndigits++;
-    self = type->tp_alloc(type, ndigits ? ndigits : 1);        /* zeroed: 0's digit too */
-    if (self == NULL)
-        return NULL;
-#if PY_VERSION_HEX >= 0x030C0000
-    ((PyLongObject *)self)->long_value.lv_tag = ((uintptr_t)ndigits << _PyLong_NON_SIZE_BITS) | (v == 0);
-    digits = ((PyLongObject *)self)->long_value.ob_digit;
-#else
-    Py_SET_SIZE(self, ndigits);
-    digits = ((PyLongObject *)self)->ob_digit;
-#endif
-    for (i = 0; i < ndigits; i++, v >>= PyLong_SHIFT)
-        digits[i] = (digit)(v & PyLong_MASK);
-    zp_untrack_leaf(self);
-    return self;
-}
-
-/* An instance of `type`, a subclass of float that adds no fields (GoFloat32), of the value
- * x: what float.__new__(type, x) makes (float_subtype_new), without the call. */
-static PyObject *zp_float_subtype(PyTypeObject *type, double x) {
-    PyObject *self = type->tp_alloc(type, 0);
-    if (self != NULL) {
-        ((PyFloatObject *)self)->ob_fval = x;
-        zp_untrack_leaf(self);
-    }
-    return self;
-}
-
 /* An int's value when it is an int64 (1), else 0: PyLong_AsLongLongAndOverflow without
  * its call for the small ints, nor an error to clear for the others. */
 ZP_ALWAYS_INLINE int zp_long_i64(PyObject *o, int64_t *out) {

@@ -10,7 +10,7 @@ This package reads and writes it byte for byte as the Go reference does::
 """
 
 from . import gotypes
-from ._core import DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_SIZE, DEFAULT_ZERO_ALLOWANCE, StreamDecoder
+from ._core import DEFAULT_MAX_DEPTH, DEFAULT_MAX_RECORD_SIZE, DEFAULT_ZERO_ALLOWANCE, GoFloat32, GoUint64, StreamDecoder
 from ._errors import DecodeError, EncodeError, SchemaError, TornTailError
 from ._version import __version__ as __version__
 from .evolution.compat import CompatibilityReport, Finding, check_compatible
@@ -55,7 +55,7 @@ from .streams.index import (
 from .streams.recovery import Recovery, recover
 from .streams.self_describing import SchemaStream, SchemaStreamDecoder, open_stream, schema_stream_decoder
 from .values.ext import Ext
-from .values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from .values.gonumbers import GoComplex64
 from .values.gotime import GoTime
 from .values.timestamp import Timestamp
 

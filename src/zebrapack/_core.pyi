@@ -3,7 +3,7 @@
 import os
 from collections.abc import Iterator, Mapping
 from mmap import mmap
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, SupportsFloat, SupportsIndex, TypeVar
 
 from .schema.model import SchemaDef
 
@@ -12,6 +12,14 @@ DEFAULT_MAX_RECORD_SIZE: int
 DEFAULT_ZERO_ALLOWANCE: int
 OPTIMIZED_BUILD: bool
 RECORD_FREELIST: bool
+
+class GoFloat32(float):
+    """A Go ``float32`` in an ``interface{}`` value (written as msgpack float32, ``0xca``)."""
+    def __new__(cls, value: SupportsFloat | SupportsIndex | str | bytes = ...) -> GoFloat32: ...
+
+class GoUint64(int):
+    """A Go ``uint64`` in an ``interface{}`` value (the unsigned family)."""
+    def __new__(cls, value: SupportsIndex | str | bytes = ..., base: SupportsIndex | None = ...) -> GoUint64: ...
 
 class Codec:
     """Compiled plans for every struct of a schema; decode and encode."""

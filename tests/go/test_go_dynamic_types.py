@@ -6,12 +6,14 @@ interface-typed and ``interface{}`` fields."""
 from __future__ import annotations
 
 import copy
+import gc
 import math
 import pickle
 import struct
 from typing import Any
 
 import pytest
+from support.forged_numbers import forged_float32, forged_uint64_above, forged_uint64_negative
 from support.golden import GOLDEN
 
 import zebrapack
@@ -53,9 +55,42 @@ def test_go_numbers_say_what_they_are() -> None:
 @pytest.mark.parametrize("value", [GoUint64(2**64 - 1), GoFloat32(-0.0), GoFloat32(math.inf),
                                    GoComplex64(1.5, -0.0)], ids=repr)
 def test_go_numbers_pickle(value: Any) -> None:
-    copy_ = pickle.loads(pickle.dumps(value))
-    assert type(copy_) is type(value) and repr(copy_) == repr(value)
-    assert copy.deepcopy(value) == value
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        copy_ = pickle.loads(pickle.dumps(value, protocol))
+        assert type(copy_) is type(value) and repr(copy_) == repr(value)
+    assert copy.deepcopy(value) == value and type(copy.copy(value)) is type(value)
+
+
+def test_go_numbers_take_what_float_and_int_take() -> None:
+    assert GoFloat32("1.5") == GoFloat32(value=1.5) == 1.5 and GoFloat32() == 0.0
+    assert GoUint64("ff", 16) == GoUint64(value="255") == GoUint64(255.9) == 255 and GoUint64() == 0
+    assert type(GoUint64(base=None)) is GoUint64
+    with pytest.raises(TypeError):
+        GoUint64(base=16)
+    with pytest.raises(ValueError, match="could not convert"):
+        GoFloat32("x")
+    with pytest.raises(ValueError, match="1e\\+39 overflows float32"):
+        GoFloat32(1e39)
+
+
+class Tagged(GoUint64):
+    """A user's subclass (pickled: at module level)."""
+
+
+def test_go_numbers_subclass_as_numbers_do() -> None:
+    tagged = Tagged(7)
+    tagged.tag = tagged         # a cycle through its __dict__: a subclass's instances are the collector's
+    assert repr(tagged) == "zebrapack.GoUint64(7)" and tagged + 1 == 8 and gc.is_tracked(tagged)
+    assert type(pickle.loads(pickle.dumps(Tagged(3)))) is Tagged
+
+
+def test_go_numbers_are_not_the_collectors() -> None:
+    """The decoder makes one for each float32 / uint of an interface{} value: they hold no
+    references, so they carry no collector header and are never tracked."""
+    have_gc = 1 << 14
+    assert not GoFloat32.__flags__ & have_gc and not GoUint64.__flags__ & have_gc
+    decoded = zebrapack.load(GOLDEN / "schemas" / "my.z").decode(sys_with(b"\x92\xca\x3f\xc0\x00\x00\xcf" + b"\xff" * 8), "Sys").F
+    assert [type(x) for x in decoded] == [GoFloat32, GoUint64] and not any(gc.is_tracked(x) for x in decoded)
 
 
 def test_go_float32_rounds_to_float32_and_refuses_overflow() -> None:
@@ -82,17 +117,24 @@ def test_go_uint64_refuses_values_outside_uint64(bad: int) -> None:
         GoUint64(bad)
 
 
+def test_go_numbers_cannot_be_built_around_their_constructors() -> None:
+    with pytest.raises(TypeError, match="not safe"):
+        int.__new__(GoUint64, -3)
+    with pytest.raises(TypeError, match="not safe"):
+        float.__new__(GoFloat32, 1e300)
+
+
 def test_encode_validates_a_go_uint64_built_around_its_constructor() -> None:
-    forged = int.__new__(GoUint64, -3)
+    forged = forged_uint64_negative(3)
     with pytest.raises(EncodeError, match=r"Sys\.F: zebrapack\.GoUint64\(-3\) is outside the range of uint64"):
         MY.encode(MY.types.Sys(F=forged))
-    forged = int.__new__(GoUint64, 2**64)
+    forged = forged_uint64_above()
     with pytest.raises(EncodeError, match="outside the range of uint64"):
         MY.encode(MY.types.Sys(F=[forged]))
 
 
 def test_encode_refuses_a_go_float32_beyond_float32() -> None:
-    forged = float.__new__(GoFloat32, 1e300)
+    forged = forged_float32(1e300)
     with pytest.raises(EncodeError, match=r"Sys\.F: zebrapack\.GoFloat32\(1e\+300\) overflows float32"):
         MY.encode(MY.types.Sys(F=forged))
 

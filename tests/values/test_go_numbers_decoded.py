@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from support.forged_numbers import forged_float32, forged_uint64_negative
 
 import zebrapack
 from zebrapack import GoFloat32, GoUint64
@@ -94,8 +95,8 @@ def test_go_numbers_in_lists_and_maps_are_written_back_in_their_family(any_schem
 
 
 def test_go_numbers_out_of_range_are_refused_at_their_place(any_schema: zebrapack.Schema) -> None:
-    too_big = float.__new__(GoFloat32, 1e300)         # made past the constructor's check
-    negative = int.__new__(GoUint64, -5)
+    too_big = forged_float32(1e300)         # made past the constructor's check
+    negative = forged_uint64_negative(5)
     for bad, words in ((too_big, "overflows float32"), (negative, "outside the range of uint64")):
         for value, path in ((bad, "P.V"), ([1, bad], "P.V[1]"), ({"k": bad}, "P.V['k']")):
             with pytest.raises(zebrapack.EncodeError, match=words) as caught:

@@ -50,7 +50,8 @@ import msgpack
 
 from ..schema.model import BYTE_KINDS, INTEGER_KINDS, Kind, StructDef, TypeRef
 from ..values.ext import Ext
-from ..values.gonumbers import GoComplex64, GoFloat32, GoUint64
+from .._core import GoFloat32, GoUint64
+from ..values.gonumbers import GoComplex64
 from ..values.gotime import GO_ZERO_TIME, GoTime
 from ..values.timestamp import Timestamp
 

@@ -1,4 +1,6 @@
-"""Go's dynamic number types inside ``interface{}`` values: ``GoFloat32``, ``GoUint64``, ``GoComplex64``.
+"""Go's dynamic number types inside ``interface{}`` values: ``GoComplex64`` here; ``GoFloat32``
+and ``GoUint64``, which the decoder makes in bulk, in the compiled core (``zp_gonumbers.h``:
+C types without the collector's header), all three exported by ``zebrapack``.
 
 An ``interface{}`` value carries its Go type in the msgpack family it is
 written in, and Go code type-asserts it after reading (FORMAT.md section 3):
@@ -24,7 +26,6 @@ from typing import SupportsComplex, SupportsFloat, SupportsIndex
 _F32 = struct.Struct(">f")
 _F64_BITS = struct.Struct(">Q")
 _F64 = struct.Struct(">d")
-_UINT64_LIMIT = 1 << 64
 #: The float64 mantissa bits a float32 NaN has no room for; the quiet bit of a float32 NaN.
 _NAN_LOW_BITS = (1 << 29) - 1
 _F32_QUIET_BIT_IN_F64 = 1 << 51
@@ -47,42 +48,6 @@ def _round_to_float32(value: float) -> float:
     except OverflowError:
         raise ValueError(f"{value!r} overflows float32") from None
     return result
-
-
-class GoFloat32(float):
-    """A Go ``float32`` in an ``interface{}`` value (written as msgpack float32, ``0xca``).
-
-    Built from any real number, rounded to the nearest float32 (as a float32
-    field rounds); a finite value beyond float32's range is a ``ValueError``.
-    """
-
-    __slots__ = ()
-
-    def __new__(cls, value: SupportsFloat | SupportsIndex | str | bytes = 0.0) -> GoFloat32:
-        return super().__new__(cls, _round_to_float32(float(value)))
-
-    def __repr__(self) -> str:
-        return f"zebrapack.GoFloat32({float.__repr__(self)})"
-
-    __str__ = float.__repr__
-
-
-class GoUint64(int):
-    """A Go ``uint64`` in an ``interface{}`` value (written in the smallest unsigned form,
-    a positive fixint below 128, then ``0xcc-0xcf``). ``ValueError`` outside 0..2**64-1."""
-
-    __slots__ = ()
-
-    def __new__(cls, value: SupportsIndex | str | bytes = 0, base: SupportsIndex | None = None) -> GoUint64:
-        self = super().__new__(cls, value) if base is None else super().__new__(cls, value, base)  # type: ignore[arg-type]
-        if not 0 <= self < _UINT64_LIMIT:
-            raise ValueError(f"{int(self)} is outside the range of uint64 (0..{_UINT64_LIMIT - 1})")
-        return self
-
-    def __repr__(self) -> str:
-        return f"zebrapack.GoUint64({int.__repr__(self)})"
-
-    __str__ = int.__repr__
 
 
 class GoComplex64(complex):
