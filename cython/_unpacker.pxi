@@ -912,11 +912,7 @@ cdef object finish_attrs_struct(Reader *r, StructPlan sp, object obj, dict unkno
                     claim_zero(r, fp.zero_cost)
                 zero = field_zero(fp)
                 PyObject_GenericSetAttr(obj, fp.attr, <PyObject *>zero)
-    if sp.preserve:
-        PyObject_GenericSetAttr(obj, UNKNOWN_ATTR, <PyObject *>unknown)
-    if sp.post_init is not None:
-        sp.post_init(obj)
-    return obj
+    return attrs_record_done(sp, obj, unknown)
 
 
 cdef object build_attrs_record(StructPlan sp, dict fields, dict unknown):
@@ -929,6 +925,12 @@ cdef object build_attrs_record(StructPlan sp, dict fields, dict unknown):
     obj = zp_object_new(<PyTypeObject *>sp.cls)
     for fp in sp.fields:
         PyObject_GenericSetAttr(obj, fp.attr, PyDict_GetItem(fields, fp.attr))
+    return attrs_record_done(sp, obj, unknown)
+
+
+cdef inline object attrs_record_done(StructPlan sp, object obj, dict unknown):
+    """A BUILD_ATTRS instance whose fields are all set: the unknown entries when the schema
+    keeps them, then the class's __post_init__."""
     if sp.preserve:
         PyObject_GenericSetAttr(obj, UNKNOWN_ATTR, <PyObject *>unknown)
     if sp.post_init is not None:
