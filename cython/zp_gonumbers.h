@@ -163,10 +163,12 @@ static PyObject *zp_gouint64_str(PyObject *self) {
 }
 
 /* Pickle protocols 0 and 1 (copyreg._reduce_ex) refuse a type whose __new__ is C code:
- * there, (type, (the plain number,)); protocols 2 on as for any object (__getnewargs__). */
+ * there, (type, (the plain number,), state), the state a subclass's instance holds
+ * (object.__getstate__: its __dict__ and slots, or None); protocols 2 on as for any
+ * object (__getnewargs__). */
 static PyObject *zp_gonumber_reduce_ex(PyObject *self, PyObject *protocol) {
     long proto = PyLong_AsLong(protocol);
-    PyObject *number;
+    PyObject *number, *state;
     if (proto == -1 && PyErr_Occurred())
         return NULL;
     if (proto >= 2)
@@ -174,7 +176,12 @@ static PyObject *zp_gonumber_reduce_ex(PyObject *self, PyObject *protocol) {
     number = PyFloat_Check(self) ? PyFloat_FromDouble(PyFloat_AS_DOUBLE(self)) : PyNumber_Long(self);
     if (number == NULL)
         return NULL;
-    return Py_BuildValue("(O(N))", (PyObject *)Py_TYPE(self), number);
+    state = PyObject_CallMethod(self, "__getstate__", NULL);
+    if (state == NULL) {
+        Py_DECREF(number);
+        return NULL;
+    }
+    return Py_BuildValue("(O(N)N)", (PyObject *)Py_TYPE(self), number, state);
 }
 
 static PyMethodDef zp_gonumber_methods[] = {

@@ -77,11 +77,29 @@ class Tagged(GoUint64):
     """A user's subclass (pickled: at module level)."""
 
 
+class Slotted(GoFloat32):
+    """A user's subclass with a slot."""
+
+    __slots__ = ("unit",)
+
+
+def test_a_subclass_slot_survives_every_pickle_protocol() -> None:
+    value = Slotted(1.5)
+    value.unit = "m"
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        copy_ = pickle.loads(pickle.dumps(value, protocol))
+        assert type(copy_) is Slotted and copy_ == 1.5 and copy_.unit == "m"
+
+
 def test_go_numbers_subclass_as_numbers_do() -> None:
     tagged = Tagged(7)
     tagged.tag = tagged         # a cycle through its __dict__: a subclass's instances are the collector's
     assert repr(tagged) == "zebrapack.GoUint64(7)" and tagged + 1 == 8 and gc.is_tracked(tagged)
-    assert type(pickle.loads(pickle.dumps(Tagged(3)))) is Tagged
+    kept = Tagged(3)
+    kept.note = "kept"
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        copy_ = pickle.loads(pickle.dumps(kept, protocol))
+        assert type(copy_) is Tagged and copy_ == 3 and copy_.note == "kept"
 
 
 def test_go_numbers_are_not_the_collectors() -> None:
