@@ -105,19 +105,6 @@ static PyObject *zp_gofloat32_new(PyTypeObject *type, PyObject *args, PyObject *
     return zp_float_subtype(type, x);
 }
 
-static PyObject *zp_gofloat32_repr(PyObject *self) {
-    PyObject *number = PyFloat_Type.tp_repr(self), *text;
-    if (number == NULL)
-        return NULL;
-    text = PyUnicode_FromFormat("zebrapack.GoFloat32(%U)", number);
-    Py_DECREF(number);
-    return text;
-}
-
-static PyObject *zp_gofloat32_str(PyObject *self) {
-    return PyFloat_Type.tp_repr(self);
-}
-
 static PyObject *zp_gouint64_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *keywords[] = {"value", "base", NULL};
     PyObject *value = NULL, *base = NULL, *number;
@@ -149,17 +136,19 @@ static PyObject *zp_gouint64_new(PyTypeObject *type, PyObject *args, PyObject *k
     return zp_int_subtype_u64(type, (uint64_t)v);
 }
 
-static PyObject *zp_gouint64_repr(PyObject *self) {
-    PyObject *number = PyLong_Type.tp_repr(self), *text;
-    if (number == NULL)
-        return NULL;
-    text = PyUnicode_FromFormat("zebrapack.GoUint64(%U)", number);
-    Py_DECREF(number);
-    return text;
+/* str: the number's (float's or int's repr, as str(1.5) and str(3) are). */
+static PyObject *zp_gonumber_str(PyObject *self) {
+    return PyFloat_Check(self) ? PyFloat_Type.tp_repr(self) : PyLong_Type.tp_repr(self);
 }
 
-static PyObject *zp_gouint64_str(PyObject *self) {
-    return PyLong_Type.tp_repr(self);
+/* repr: the number's, named by its Go type (zebrapack.GoFloat32(1.5)). */
+static PyObject *zp_gonumber_repr(PyObject *self) {
+    PyObject *number = zp_gonumber_str(self), *text;
+    if (number == NULL)
+        return NULL;
+    text = PyUnicode_FromFormat(PyFloat_Check(self) ? "zebrapack.GoFloat32(%U)" : "zebrapack.GoUint64(%U)", number);
+    Py_DECREF(number);
+    return text;
 }
 
 /* Pickle protocols 0 and 1 (copyreg._reduce_ex) refuse a type whose __new__ is C code:
@@ -196,8 +185,8 @@ static PyType_Slot zp_gofloat32_slots[] = {
         "Built from any real number, rounded to the nearest float32 (as a float32\n"
         "field rounds); a finite value beyond float32's range is a ``ValueError``."},
     {Py_tp_new, (void *)zp_gofloat32_new},
-    {Py_tp_repr, (void *)zp_gofloat32_repr},
-    {Py_tp_str, (void *)zp_gofloat32_str},
+    {Py_tp_repr, (void *)zp_gonumber_repr},
+    {Py_tp_str, (void *)zp_gonumber_str},
     {Py_tp_dealloc, (void *)zp_gonumber_dealloc},
     {Py_tp_methods, (void *)zp_gonumber_methods},
     {0, NULL},
@@ -209,8 +198,8 @@ static PyType_Slot zp_gouint64_slots[] = {
         "A Go ``uint64`` in an ``interface{}`` value (written in the smallest unsigned form,\n"
         "a positive fixint below 128, then ``0xcc-0xcf``). ``ValueError`` outside 0..2**64-1."},
     {Py_tp_new, (void *)zp_gouint64_new},
-    {Py_tp_repr, (void *)zp_gouint64_repr},
-    {Py_tp_str, (void *)zp_gouint64_str},
+    {Py_tp_repr, (void *)zp_gonumber_repr},
+    {Py_tp_str, (void *)zp_gonumber_str},
     {Py_tp_dealloc, (void *)zp_gonumber_dealloc},
     {Py_tp_methods, (void *)zp_gonumber_methods},
     {0, NULL},
