@@ -776,8 +776,8 @@ cdef int number_run_family(TypePlan t) noexcept:
 cdef inline int container_run(TypePlan t) noexcept:
     """The family of the items of a []T whose items take runs (T a number, bool or string
     or a pointer to one: number_run_family's, or RUN_STR), or of the values of a
-    map[string]T whose values do (T an integer or float64: RUN_SIGNED, RUN_UNSIGNED,
-    RUN_F64); -1 for any other type. Such a container is stored whole by store_run_items
+    map[string]T whose values do (T an integer, float64 or float32: RUN_SIGNED,
+    RUN_UNSIGNED, RUN_F64, RUN_F32); -1 for any other type. Such a container is stored whole by store_run_items
     or store_run_entries: a field of a flat record (store_list_field, store_map_field), a
     map's value or a list's item (write_run_container)."""
     cdef TypePlan item
@@ -787,9 +787,17 @@ cdef inline int container_run(TypePlan t) noexcept:
         return RUN_STR if item.kind == K_STRING else number_run_family(item)
     if t.kind == K_MAP and t.key.kind == K_STRING:
         family = number_run_family(t.elem)
-        if family == RUN_F64 or family == RUN_SIGNED or family == RUN_UNSIGNED:
+        if family != RUN_BOOL:             # (integers and floats: str_number_entry's)
             return family
     return -1
+
+
+cdef void settle_runs(TypePlan t) noexcept:
+    """The run families of a compiled type (TypePlan.number_family, run_family), asked
+    once here rather than by each container the encoder writes (its elem and key are
+    compiled first)."""
+    t.number_family = number_run_family(t)
+    t.run_family = container_run(t)
 
 
 cdef inline TypePlan run_item(TypePlan t):
@@ -858,7 +866,7 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, object items, Py_ssiz
     cdef unsigned char *p
     cdef bint nullable = elem.kind == K_POINTER
     cdef TypePlan t = elem.elem if nullable else elem
-    cdef int family = number_run_family(t)
+    cdef int family = t.number_family
     if family < 0:
         return 0
     if family == RUN_BOOL:
@@ -921,9 +929,9 @@ cdef Py_ssize_t write_str_run(Writer *w, TypePlan elem, object items, Py_ssize_t
     return i
 
 
-cdef int write_run_container(Writer *w, TypePlan t, TypePlan item, int family, PyObject *value) except -1:
+cdef inline int write_run_container(Writer *w, TypePlan t, TypePlan item, int family, PyObject *value) except -1:
     """A map's value or a list's item of type t, a []T or map[string]T whose items or
-    values take runs (family: container_run(t); item: run_item(t), asked once by the
+    values take runs (family: t.run_family; item: run_item(t), asked once by the
     caller for all its values or items): when it is exactly a list or tuple, or a
     dict, of such items or entries, stored whole as write_flat_record stores such a field
     (store_run_items, store_run_entries), with no dispatch and no trail step (nothing there
@@ -931,7 +939,20 @@ cdef int write_run_container(Writer *w, TypePlan t, TypePlan item, int family, P
     one below the caller's, may be (trail_levels_fit), and nothing in it goes deeper. 1
     when written; 0, nothing written, for anything else, or when the buffer has no room
     left for it (a list of numbers: room is made; the rest goes by the buffer's room),
-    and write_value writes it or says what is wrong."""
+    and write_value writes it or says what is wrong. An empty list or dict is written
+    here, in line (lists of many short lists); the rest by write_run_items."""
+    if t.kind == K_SLICE:
+        if Py_TYPE(<object>value) == &PyList_Type and PyList_GET_SIZE(<object>value) == 0:
+            put_byte(w, 0x90)
+            return 1
+    elif Py_TYPE(<object>value) == &PyDict_Type and PyDict_GET_SIZE(<object>value) == 0:
+        put_byte(w, 0x80)
+        return 1
+    return write_run_items(w, t, item, family, value)
+
+
+cdef int write_run_items(Writer *w, TypePlan t, TypePlan item, int family, PyObject *value) except -1:
+    """write_run_container's containers but for an empty list or dict."""
     cdef Py_ssize_t n
     cdef unsigned char *p
     cdef bint nullable = t.elem.kind == K_POINTER
@@ -982,7 +1003,7 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     cdef bint nullable = elem.kind == K_POINTER
     cdef TypePlan target = elem.elem if nullable else elem     # what a non-nil item is written as
     cdef PyTypeObject *struct_tp = target.struct_plan.tp if target.kind == K_STRUCT else NULL
-    cdef int item_run = container_run(target)     # items that are lists or maps of runs
+    cdef int item_run = target.run_family         # items that are lists or maps of runs
     cdef TypePlan run_items = None
     # items of a flat plan's class may take write_flat_record (tested once, not per item)
     cdef bint flat_items = struct_tp != NULL and target.struct_plan.flat and not w.msgp \
@@ -1013,7 +1034,9 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
             item = PyList_GET_ITEM(value, i)
         else:
             item = PyTuple_GET_ITEM(value, i)
-        if nullable and <object>item is None:
+        if item_run >= 0 and write_run_container(w, target, run_items, item_run, item):
+            pass                            # (first: lists of many short lists or maps)
+        elif nullable and <object>item is None:
             put_byte(w, ZP_NIL)
         elif Py_TYPE(<object>item) == struct_tp:
             # a record of exactly the element's struct: written as write_value writes it,
@@ -1024,8 +1047,11 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
         elif target.kind == K_INTF:        # []interface{}: as write_any_list writes an item
             if not any_atom(w, item):
                 write_any_item(w, item)
-        elif item_run >= 0 and write_run_container(w, target, run_items, item_run, item):
-            pass
+        elif target.kind == K_MAP or target.kind == K_SLICE:
+            # lists or maps (not of runs): straight to their writer, which write_value
+            # would call (no scalar to try first); it refuses anything else
+            held = <object>item
+            write_map(w, target, held, False) if target.kind == K_MAP else write_sequence(w, target, held, False)
         elif not write_exact_scalar(w, target, item):
             held = <object>item     # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
@@ -1035,16 +1061,23 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
 
 cdef inline const char *str_number_entry(PyObject *key, PyObject *value, int family, int64_t imin, int64_t imax,
                                          uint64_t umax, Py_ssize_t *n, uint64_t *bits) noexcept:
-    """A map[string]intN or map[string]float64 entry (family: RUN_SIGNED, RUN_UNSIGNED,
-    RUN_F64) written without dispatch: an exact str key and an exact int in range (its
-    bits) or an exact float. The key's UTF-8 (n bytes), or NULL for anything else, which
+    """A map[string]intN, map[string]float64 or map[string]float32 entry (family:
+    RUN_SIGNED, RUN_UNSIGNED, RUN_F64, RUN_F32) written without dispatch: an exact str key
+    and an exact int in range (its bits) or an exact float (a float32's within its range:
+    its bits). The key's UTF-8 (n bytes), or NULL for anything else, which
     the general path writes or refuses. store_str_number_entry stores it (n + 14 bytes)."""
     cdef const char *text
+    cdef uint32_t bits32
     if Py_TYPE(<object>key) != &PyUnicode_Type:
         return NULL
     if family == RUN_F64:
         if Py_TYPE(<object>value) != &PyFloat_Type:
             return NULL
+    elif family == RUN_F32:                 # (within float32's range: its bits)
+        if Py_TYPE(<object>value) != &PyFloat_Type or zp_f32_bits_from_double(PyFloat_AS_DOUBLE(<object>value),
+                                                                                  &bits32) < 0:
+            return NULL
+        bits[0] = bits32
     elif Py_TYPE(<object>value) != &PyLong_Type or not int_fits(<object>value, family == RUN_SIGNED, imin, imax,
                                                                 umax, bits):
         return NULL
@@ -1060,12 +1093,14 @@ cdef inline unsigned char *store_str_number_entry(unsigned char *p, const char *
     p += zp_store_str(p, text, n)
     if family == RUN_F64:
         return p + zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
+    if family == RUN_F32:
+        return p + zp_store_f32_bits(p, <uint32_t>bits)
     return p + zp_store_int(p, family == RUN_SIGNED, bits)
 
 
 cdef inline int write_str_number_entry(Writer *w, TypePlan elem, int family, PyObject *key,
                                        PyObject *value) except -1:
-    """A map[string]intN or map[string]float64 entry (str_number_entry) under one
+    """A map[string]intN, float64 or float32 entry (str_number_entry) under one
     capacity check. 0 for anything else (write_map's general path)."""
     cdef uint64_t bits = 0
     cdef Py_ssize_t n
@@ -1080,20 +1115,29 @@ cdef inline int write_str_number_entry(Writer *w, TypePlan elem, int family, PyO
 
 cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef Py_ssize_t n, written = 0, position = 0
-    cdef TypePlan key_plan = t.key, elem = t.elem
+    cdef TypePlan key_plan, elem, run_values, target
     cdef PyObject *key_ref
     cdef PyObject *value_ref
-    cdef int family = number_run_family(elem) if key_plan.kind == K_STRING else -1
-    cdef bint str_numbers = family == RUN_F64 or family == RUN_SIGNED or family == RUN_UNSIGNED
-    cdef int value_run = container_run(elem)      # values that are lists or maps of runs
-    cdef TypePlan run_values = None
-    cdef bint nullable = elem.kind == K_POINTER
-    cdef TypePlan target = elem.elem if nullable else elem     # what a non-nil value is written as
+    cdef int family = t.run_family                # map[string]T of numbers: their family (container_run)
+    cdef bint str_numbers = family >= 0
+    cdef int value_run
+    cdef bint nullable
     if not PyDict_Check(value):
         return writer_type_error(w, t, value)
     n = PyDict_GET_SIZE(value)
-    if n == 0 and omit:
-        return 0
+    if n == 0:                              # (before the plans below are taken: lists of many small maps)
+        if omit:
+            return 0
+        put_byte(w, 0x80)
+        writer_enter(w)                     # (its level counts, as a map's with entries)
+        trail_leave(&w.trail)
+        return 1
+    key_plan = t.key
+    elem = t.elem
+    value_run = elem.run_family             # values that are lists or maps of runs
+    run_values = None
+    nullable = elem.kind == K_POINTER
+    target = elem.elem if nullable else elem    # what a non-nil value is written as
     put_map_header(w, n)
     writer_enter(w)
     if value_run >= 0:                      # stored whole where their level needs no asking (write_run_container)
@@ -1503,6 +1547,9 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
             written = write_sequence(w, <TypePlan>fc.type, held, omit)
         elif fc.kind == K_MAP:
             written = write_map(w, <TypePlan>fc.type, held, omit)
+        elif fc.kind == K_INTF and Py_TYPE(held) != &PyDict_Type and Py_TYPE(held) != &PyList_Type \
+                and held is not None and _write_any_atom(w, slot):
+            written = 1                     # an interface{} scalar, as write_any writes it (no dispatch)
         else:
             written = write_value(w, <TypePlan>fc.type, held, omit)
         if written:

@@ -71,6 +71,12 @@ cdef class TypePlan:
     cdef bint inlined               # K_STRUCT: inlined by the reference generator, so that its -msgp
                                     # writer writes every field (TypeRef.inlined)
     cdef str reason                 # K_UNUSABLE: why zebrapack cannot represent the type
+    cdef int number_family          # the encoder's run family of a value of this type (number_run_family)
+    cdef int run_family             # of a []T's items or a map[string]T's values (container_run), or -1
+
+    def __cinit__(self):
+        self.number_family = -1     # (settle_runs sets both for a compiled type)
+        self.run_family = -1
 
 
 @cython.final
@@ -322,6 +328,7 @@ cdef TypePlan compile_type(object ref, dict structs, dict memo):
         plan.zero, plan.zero_shared = _IMMUTABLE_ZEROS[plan.kind], True
     elif plan.kind == K_BYTEARRAY:
         plan.zero, plan.zero_shared = bytes(plan.length), True
+    settle_runs(plan)
     return plan
 
 

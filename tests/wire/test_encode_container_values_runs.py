@@ -38,6 +38,11 @@ class Values:
     LM: list[dict[str, zebrapack.int16]] = _zid(11, list)
     TL: dict[int, list[int]] = _zid(12, dict)
     PS: dict[str, list[Optional[str]]] = _zid(13, dict)
+    LMI: list[dict[int, str]] = _zid(14, list)              # lists of maps and of lists that take
+    LLM: list[list[dict[str, str]]] = _zid(15, list)        # no runs: their writers, called straight
+    LPL: list[Optional[list[Optional[int]]]] = _zid(16, list)
+    MF32: dict[str, dict[str, zebrapack.float32]] = _zid(17, dict)
+    LMF32: list[list[dict[str, zebrapack.float32]]] = _zid(18, list)
 
 
 class List(list):  # type: ignore[type-arg]
@@ -91,6 +96,11 @@ VALUES: dict[str, Any] = {
     "LM": [{"a": 1, "b": -32768}, {}, {"c": 32767}],
     "TL": {1: [1, 2], -7: [], 2**40: [3]},
     "PS": {"a": [None, "x", LONG], "b": []},
+    "LMI": [{1: "a", -2: "b"}, {}, {2**40: ""}, {}, {7: LONG}],
+    "LLM": [[{"a": "b"}, {}], [], [{}], [{"c": "d", "e": ""}]],
+    "LPL": [None, [1, None, 2], [], None, [None]],
+    "MF32": {"a": {"x": 0.5, "y": -0.0, "z": 3.4028234663852886e38, "i": float("inf"), "t": 0.25}, "b": {}},
+    "LMF32": [[{"a": -217.1470489501953, "b": 1.5}, {}], [], [{LONG: -1.401298464324817e-45}]],
 }
 
 
@@ -147,6 +157,16 @@ REFUSED: list[dict[str, Any]] = [
     {"LS": [["a"], [None]]},
     {"LM": [{"a": 1}, {"b": 32768}]},
     {"TL": {5: [1, None]}},
+    {"LMI": [{1: "a"}, {"x": "b"}]},
+    {"LMI": [{1: "a"}, {2: 3}]},
+    {"LMI": [{}, [1]]},
+    {"LMI": [{}, None]},
+    {"LLM": [[{"a": "b"}], [{"a": 1}]]},
+    {"LLM": [[], {"a": "b"}]},
+    {"LPL": [[1], [2**63]]},
+    {"MF32": {"a": {"x": 1.0, "y": 1e39}}},
+    {"MF32": {"a": {"x": "1"}}},
+    {"LMF32": [[{"a": 1.0}], [{"b": -3.5e38}]]},
 ]
 
 
@@ -169,7 +189,9 @@ def test_values_the_runs_do_not_take_but_the_general_path_does_are_written(schem
     # a non-ASCII str holds no UTF-8 until asked; an int is a float64's value: the general
     # path writes them
     written: list[dict[str, Any]] = [{"SL": {"a": ["grüß", "x"]}}, {"LS": [["日本"], ["a"]]},
-                                     {"MF": {"a": {"b": 1, "c": 2.5}}}, {"FL": {"a": [1, 2.5]}}]
+                                     {"MF": {"a": {"b": 1, "c": 2.5}}}, {"FL": {"a": [1, 2.5]}},
+                                     {"MF32": {"a": {"b": 1, "c": 2.5}}},
+                                     {"MF32": {"a": {"t": 0.1, "s": -1e-45, "n": float("nan")}}}]     # rounded
     for fields in written:
         fast, slow = both(**fields)
         assert schema.encode(fast) == schema.encode(slow)
@@ -178,7 +200,9 @@ def test_values_the_runs_do_not_take_but_the_general_path_does_are_written(schem
 @pytest.mark.parametrize("max_depth", [1, 2, 3])
 def test_a_container_value_one_level_too_deep_is_refused_as_before(max_depth: int) -> None:
     schema = zebrapack.schema_from_dataclasses(Values, package="runs", max_depth=max_depth)
-    deep: list[dict[str, Any]] = [{"IL": {"a": [1]}}, {"MM": {"a": {"b": 1}}}, {"LL": [[1]]}, {"SL": {"a": []}}]
+    deep: list[dict[str, Any]] = [{"IL": {"a": [1]}}, {"MM": {"a": {"b": 1}}}, {"LL": [[1]]}, {"SL": {"a": []}},
+                                  {"LMI": [{}]}, {"LMI": [{1: "a"}]}, {"LLM": [[{}]]}, {"LLM": [[]]},
+                                  {"MM": {"a": {}}}, {"LPL": [[]]}]
     for fields in deep:
         fast, slow = both(**fields)
         try:
@@ -190,3 +214,18 @@ def test_a_container_value_one_level_too_deep_is_refused_as_before(max_depth: in
             assert "max_depth" in str(error)
         else:
             assert schema.encode(fast) == want
+
+
+def test_an_empty_map_in_a_list_counts_its_level_as_the_decoder_does() -> None:
+    # the record is level 1, the list 2, the map in it 3: an empty map is written without
+    # its entries' loop, but its level is still counted, as a map with entries and as the
+    # decoder counts it
+    deep = zebrapack.schema_from_dataclasses(Values, package="runs", max_depth=3)
+    shallow = zebrapack.schema_from_dataclasses(Values, package="runs", max_depth=2)
+    data = deep.encode(Values(LMI=[{}]))
+    assert deep.decode(data).LMI == [{}]
+    with pytest.raises(EncodeError, match="max_depth") as caught:
+        shallow.encode(Values(LMI=[{}]))
+    assert caught.value.path.startswith("Values.LMI[0]")
+    with pytest.raises(zebrapack.DecodeError, match="max_depth"):
+        shallow.decode(data)
