@@ -631,6 +631,15 @@ cdef extern from *:
         struct __pyx_t_9zebrapack_5_core_FieldC *, Py_ssize_t *) __attribute__((always_inline));
     static inline int __pyx_f_9zebrapack_5_core_put_blob(struct __pyx_t_9zebrapack_5_core_Writer *, int,
                                                           void const *, Py_ssize_t) __attribute__((always_inline));
+    /* a list's or map's container of runs, in the loops of write_sequence and write_map */
+    static inline int __pyx_f_9zebrapack_5_core_write_run_container(struct __pyx_t_9zebrapack_5_core_Writer *,
+        struct __pyx_obj_9zebrapack_5_core_TypePlan *, struct __pyx_obj_9zebrapack_5_core_TypePlan *, int,
+        PyObject *) __attribute__((always_inline));
+    static inline int __pyx_f_9zebrapack_5_core_write_run_items(struct __pyx_t_9zebrapack_5_core_Writer *,
+        struct __pyx_obj_9zebrapack_5_core_TypePlan *, struct __pyx_obj_9zebrapack_5_core_TypePlan *, int,
+        PyObject *) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_items(unsigned char *, unsigned char *,
+        PyObject **, Py_ssize_t, int, int, int64_t, int64_t, uint64_t) __attribute__((always_inline));
     /* the room test of every write (its growth out of line, writer_grow) */
     static inline int __pyx_f_9zebrapack_5_core_ensure(struct __pyx_t_9zebrapack_5_core_Writer *, Py_ssize_t)
         __attribute__((always_inline));
@@ -951,7 +960,7 @@ cdef inline int write_run_container(Writer *w, TypePlan t, TypePlan item, int fa
     return write_run_items(w, t, item, family, value)
 
 
-cdef int write_run_items(Writer *w, TypePlan t, TypePlan item, int family, PyObject *value) except -1:
+cdef inline int write_run_items(Writer *w, TypePlan t, TypePlan item, int family, PyObject *value) except -1:
     """write_run_container's containers but for an empty list or dict."""
     cdef Py_ssize_t n
     cdef unsigned char *p
@@ -1377,6 +1386,8 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
                                       False)
         return store_inline_field(p, limit, fc, inline_kind - INLINE_POINTER, slot, False, False, room, count,
                                   False)
+    if inline_kind == INLINE_ANY:
+        return store_any_field(p, limit, fc, slot, checked, room, count)
     if inline_kind == INLINE_BYTES:
         if Py_TYPE(<object>slot) != &PyBytes_Type:
             return NULL
@@ -1401,6 +1412,27 @@ cdef unsigned char *store_inline_rare_field(unsigned char *p, unsigned char *lim
             return NULL
         return p + fc.wkey_len + n
     return NULL
+
+
+cdef inline unsigned char *store_any_field(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
+                                           bint checked, Py_ssize_t *room, Py_ssize_t *count) noexcept:
+    """store_inline_rare_field's interface{} field (INLINE_ANY), never left out (the
+    reference writes a nil one as nil): a str that has UTF-8, or one of
+    store_any_scalar's values, as any_atom writes them; NULL for anything else, which
+    write_value's write_any writes or refuses (a container, bytes, a time, out of range)."""
+    cdef Py_ssize_t n
+    cdef const char *text
+    if Py_TYPE(<object>slot) == &PyUnicode_Type:
+        text = exact_str_utf8(<object>slot, &n)
+        if text == NULL or (checked and n > ZP_MAX_LENGTH32):
+            return NULL
+        if not data_room(p, limit, fc, n, checked, room):
+            return NO_ROOM if checked else NULL
+        p = store_counted_key(p, fc, count)
+        return p + zp_store_str(p, text, n)
+    if checked and fc.inline_room > limit - p:
+        return NO_ROOM                      # (a container too: the general path then writes it)
+    return store_any_scalar(store_counted_key(p, fc, count), slot)
 
 
 cdef Py_ssize_t inline_field_room(FieldC *fc, PyObject *slot) noexcept:
@@ -1547,9 +1579,6 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
             written = write_sequence(w, <TypePlan>fc.type, held, omit)
         elif fc.kind == K_MAP:
             written = write_map(w, <TypePlan>fc.type, held, omit)
-        elif fc.kind == K_INTF and Py_TYPE(held) != &PyDict_Type and Py_TYPE(held) != &PyList_Type \
-                and held is not None and _write_any_atom(w, slot):
-            written = 1                     # an interface{} scalar, as write_any writes it (no dispatch)
         else:
             written = write_value(w, <TypePlan>fc.type, held, omit)
         if written:
@@ -1786,9 +1815,38 @@ cdef inline Py_ssize_t write_flat_record(unsigned char *data, Py_ssize_t pos, Py
     writes the record (growing the buffer, raising what it raises). A root record needs
     no trail level: depth 1 is within every max_depth. When the record's fixed room
     (StructPlan.flat_room) fits, its fields are stored without a room test each."""
+    if sp.flat_by_value:
+        return write_flat_record_by_value(data, pos, cap, sp, obj, with_name)
     if sp.flat_room <= cap - pos:
         return flat_fields(data, pos, cap, sp, obj, with_name, False, NULL)
     return flat_fields(data, pos, cap, sp, obj, with_name, True, NULL)
+
+
+cdef Py_ssize_t write_flat_record_by_value(unsigned char *data, Py_ssize_t pos, Py_ssize_t cap, StructPlan sp,
+                                          object obj, bint with_name) noexcept:
+    """write_flat_record for a plan whose records may leave it by their values
+    (StructPlan.flat_by_value: an interface{} field holding a container, which only
+    write_struct writes): after a record that left it, the next records of the plan pass
+    it by, one, then three, seven... up to 1023 after as many misses in a row, so that a
+    stream of such records is written by write_struct alone, not twice begun; a record
+    it writes ends the backing off. (The counts are hints: relaxed atomics, as size_hint.)"""
+    cdef Py_ssize_t end, backoff
+    cdef Py_ssize_t skip = zp_hint_load(&sp.flat_skip)
+    if skip:
+        zp_hint_store(&sp.flat_skip, skip - 1)
+        return -1
+    if sp.flat_room <= cap - pos:
+        end = flat_fields(data, pos, cap, sp, obj, with_name, False, NULL)
+    else:
+        end = flat_fields(data, pos, cap, sp, obj, with_name, True, NULL)
+    backoff = zp_hint_load(&sp.flat_backoff)
+    if end < 0:
+        backoff = min(2 * backoff + 1, 1023)
+        zp_hint_store(&sp.flat_backoff, backoff)
+        zp_hint_store(&sp.flat_skip, backoff)
+    elif backoff:
+        zp_hint_store(&sp.flat_backoff, 0)
+    return end
 
 
 cdef inline bint flat_items_fit(Trail *t, StructPlan sp) noexcept:
@@ -2141,17 +2199,54 @@ cdef extern from *:
     """
 
 
-cdef inline int any_atom(Writer *w, PyObject *item) except -1:
-    """An interface{} value of exactly a built-in scalar type, written as write_any writes
-    it: a str (that has UTF-8), a float, an int of int64 or uint64, a bool, None, bytes,
-    a datetime in UTC, a GoFloat32 or GoUint64 in range. 1 when written; 0 for anything
-    else (write_any_item or write_any decides)."""
+cdef inline unsigned char *store_any_scalar(unsigned char *p, PyObject *item) noexcept:
+    """An interface{} value of at most 9 bytes stored at p (9 bytes of room), as
+    any_atom writes it: a float, an int of int64 (beyond it, up to 2**64-1, a uint64), a
+    bool, None, a GoFloat32 or GoUint64 in range. The position after it; NULL, nothing
+    stored, for anything else."""
     cdef PyTypeObject *tp = Py_TYPE(<object>item)
     cdef long long small
     cdef uint64_t uv
     cdef int negative
     cdef Py_ssize_t n
+    if tp == &PyFloat_Type:
+        return p + zp_store_f64(p, PyFloat_AS_DOUBLE(<object>item))
+    if tp == &PyLong_Type:
+        if zp_small_long(<object>item, &small):
+            return p + zp_store_signed(p, small)
+        if not zp_long_magnitude(<object>item, &negative, &uv):
+            return NULL
+        if not negative:                    # beyond int64: a uint64 (put_go_number)
+            return p + (zp_store_unsigned(p, uv) if uv > <uint64_t>INT64_MAX else zp_store_signed(p, <int64_t>uv))
+        if uv > <uint64_t>INT64_MAX + 1:
+            return NULL
+        return p + zp_store_signed(p, <int64_t>(0 - uv))      # two's complement: -2**63 too
+    if tp == &PyBool_Type:
+        p[0] = ZP_TRUE if <object>item is True else ZP_FALSE
+        return p + 1
+    if <object>item is None:
+        p[0] = ZP_NIL
+        return p + 1
+    # Go's number types as the decoder gives them (put_go_number's forms); out of range,
+    # put_go_number raises
+    if tp == <PyTypeObject *>_GoFloat32:
+        n = zp_store_f32(p, PyFloat_AS_DOUBLE(<object>item))
+        return p + n if n != 0 else NULL
+    if tp == <PyTypeObject *>_GoUint64:
+        if not zp_long_magnitude(<object>item, &negative, &uv) or negative:
+            return NULL
+        return p + zp_store_unsigned(p, uv)
+    return NULL
+
+
+cdef inline int any_atom(Writer *w, PyObject *item) except -1:
+    """An interface{} value of exactly a built-in scalar type, written as write_any writes
+    it: a str (that has UTF-8), store_any_scalar's values, bytes, a datetime in UTC. 1
+    when written; 0 for anything else (write_any_item or write_any decides)."""
+    cdef PyTypeObject *tp = Py_TYPE(<object>item)
+    cdef Py_ssize_t n
     cdef const char *text
+    cdef unsigned char *end
     cdef int64_t seconds
     cdef uint32_t nanos
     if tp == &PyUnicode_Type:
@@ -2160,48 +2255,16 @@ cdef inline int any_atom(Writer *w, PyObject *item) except -1:
             return 0
         put_str(w, text, n)
         return 1
-    if tp == &PyFloat_Type:
-        put_f64(w, PyFloat_AS_DOUBLE(<object>item))
-        return 1
-    if tp == &PyLong_Type:
-        ensure(w, 9)
-        if zp_small_long(<object>item, &small):
-            w.pos += zp_store_signed(w.data + w.pos, small)
-            return 1
-        if not zp_long_magnitude(<object>item, &negative, &uv):
-            return 0
-        if not negative:                    # beyond int64: a uint64 (put_go_number)
-            w.pos += zp_store_unsigned(w.data + w.pos, uv) if uv > <uint64_t>INT64_MAX \
-                else zp_store_signed(w.data + w.pos, <int64_t>uv)
-            return 1
-        if uv > <uint64_t>INT64_MAX + 1:
-            return 0
-        w.pos += zp_store_signed(w.data + w.pos, <int64_t>(0 - uv))     # two's complement: -2**63 too
-        return 1
-    if tp == &PyBool_Type:
-        put_byte(w, ZP_TRUE if <object>item is True else ZP_FALSE)
-        return 1
-    if <object>item is None:
-        put_byte(w, ZP_NIL)
+    ensure(w, 9)
+    end = store_any_scalar(w.data + w.pos, item)
+    if end != NULL:
+        w.pos = end - w.data
         return 1
     if tp == &PyBytes_Type:
         n = PyBytes_GET_SIZE(<object>item)
         if n > ZP_MAX_LENGTH32:
             return 0
         put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
-        return 1
-    # Go's number types as the decoder gives them (put_go_number's forms); out of range,
-    # put_go_number raises
-    if tp == <PyTypeObject *>_GoFloat32:
-        ensure(w, 5)
-        n = zp_store_f32(w.data + w.pos, PyFloat_AS_DOUBLE(<object>item))
-        w.pos += n
-        return n != 0
-    if tp == <PyTypeObject *>_GoUint64:
-        if not zp_long_magnitude(<object>item, &negative, &uv) or negative:
-            return 0
-        ensure(w, 9)
-        w.pos += zp_store_unsigned(w.data + w.pos, uv)
         return 1
     if zp_utc_datetime_unix(item, <PyObject *>_UTC, &seconds, &nanos):
         put_time(w, seconds, nanos)

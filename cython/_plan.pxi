@@ -164,6 +164,10 @@ cdef class StructPlan:
                                     # max_depth: write_flat_record may write a record of it (settle_flat)
     cdef Py_ssize_t flat_levels     # the nesting levels a flat record takes (1: scalars only); 0 until
                                     # settle_flat
+    cdef bint flat_by_value         # a flat record may leave write_flat_record by what its interface{}
+                                    # fields hold (its own or a nested struct's): it backs off then
+    cdef Py_ssize_t flat_backoff    # (write_flat_record_by_value: records to pass by after a miss,
+    cdef Py_ssize_t flat_skip       # doubled at each miss; the records still to pass by)
     cdef str without_zid            # the first field that has no zid (msgp mode only), or None
     cdef bint prologue              # write_struct starts with struct_prologue: preserve, or without_zid
     cdef tuple fields               # FieldPlan in zid order
@@ -476,6 +480,7 @@ cdef void settle_flat(StructPlan plan, Py_ssize_t max_depth) noexcept:
     if plan.flat_levels:                    # settled
         return
     plan.flat_room = zp_map_header_size(plan.field_count + 1) + plan.name_entry_len + 7
+    plan.flat_by_value = False
     for i in range(plan.field_count):
         fc = &plan.cfields[i]
         plan.flat_room += fc.inline_room
@@ -484,8 +489,11 @@ cdef void settle_flat(StructPlan plan, Py_ssize_t max_depth) noexcept:
         elif fc.flat_kind == FLAT_STRUCT:
             settle_flat(<StructPlan>fc.nested, max_depth)
             flat = flat and (<StructPlan>fc.nested).flat
+            plan.flat_by_value = plan.flat_by_value or (<StructPlan>fc.nested).flat_by_value
             levels = max(levels, 1 + (<StructPlan>fc.nested).flat_levels)
             plan.flat_room += (<StructPlan>fc.nested).flat_room
+        elif fc.inline_kind == INLINE_ANY:
+            plan.flat_by_value = True
         elif fc.flat_kind != FLAT_INLINE:
             levels = max(levels, 2)
     plan.flat_levels = levels
@@ -554,6 +562,7 @@ cdef enum:
     INLINE_BYTES = 7        # exact bytes ([]byte)
     INLINE_F32 = 8          # exact float within float32's range
     INLINE_CONTAINER = 9    # write_flat_record's only: a list, map or struct (FieldC.flat_kind)
+    INLINE_ANY = 10         # an interface{} field's str or scalar (store_any_field), never left out
     INLINE_POINTER = 16     # added to the kind of a pointer's value: a non-nil *T of those
 
 
@@ -567,7 +576,8 @@ cdef void set_inline(FieldC *fc, int inline_kind) noexcept:
 
 cdef Py_ssize_t _inline_value_room(int inline_kind) noexcept:
     """The bytes an inline value of the kind takes at most, a str's or []byte's data left
-    out: an int or float64 9, a time 15, a str or []byte header 5, a float32 5, a bool 1."""
+    out: an int or float64 9, a time 15, a str or []byte header 5, a float32 5, a bool 1,
+    an interface{} scalar 9 (a str's header 5)."""
     if inline_kind > INLINE_POINTER:
         inline_kind -= INLINE_POINTER
     if inline_kind == INLINE_TIME:
@@ -579,33 +589,26 @@ cdef Py_ssize_t _inline_value_room(int inline_kind) noexcept:
     return 9
 
 
-cdef int _inline_kind(FieldPlan fp) noexcept:
+cdef int _inline_kind(FieldPlan fp) except -1:
     cdef int kind
     if fp.deprecated:                       # a warning to give
         return INLINE_NONE
     if fp.type.kind == K_POINTER:
         kind = _inline_value_kind(fp.type.elem)
-        return kind + INLINE_POINTER if kind != INLINE_NONE else INLINE_NONE
+        return kind + INLINE_POINTER if kind != INLINE_NONE and kind != INLINE_ANY else INLINE_NONE
     return _inline_value_kind(fp.type)
 
 
-cdef int _inline_value_kind(TypePlan t) noexcept:
-    cdef int kind = t.kind
-    if kind >= K_UINT and kind <= K_INT64:
+# The inline kind of each plan kind that has one (the integers' by their sign). A time's
+# None (Go's zero instant at field level) is left to write_time.
+cdef dict _INLINE_KINDS = {K_F64: INLINE_F64, K_STRING: INLINE_STR, K_BOOL: INLINE_BOOL, K_TIME: INLINE_TIME,
+                           K_BYTES: INLINE_BYTES, K_F32: INLINE_F32, K_INTF: INLINE_ANY}
+
+
+cdef int _inline_value_kind(TypePlan t) except -1:
+    if K_UINT <= t.kind <= K_INT64:
         return INLINE_SIGNED if t.is_signed else INLINE_UNSIGNED
-    if kind == K_F64:
-        return INLINE_F64
-    if kind == K_STRING:
-        return INLINE_STR
-    if kind == K_BOOL:
-        return INLINE_BOOL
-    if kind == K_TIME:                      # None (Go's zero instant at field level) is left to write_time
-        return INLINE_TIME
-    if kind == K_BYTES:
-        return INLINE_BYTES
-    if kind == K_F32:
-        return INLINE_F32
-    return INLINE_NONE
+    return _INLINE_KINDS.get(t.kind, INLINE_NONE)
 
 
 cdef fill_field_c(FieldC *fc, FieldPlan fp):
