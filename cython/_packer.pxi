@@ -1422,7 +1422,8 @@ cdef inline unsigned char *store_any_field(unsigned char *p, unsigned char *limi
     write_value's write_any writes or refuses (a container, bytes, a time, out of range)."""
     cdef Py_ssize_t n
     cdef const char *text
-    if Py_TYPE(<object>slot) == &PyUnicode_Type:
+    cdef PyTypeObject *tp = Py_TYPE(<object>slot)
+    if tp == &PyUnicode_Type:
         text = exact_str_utf8(<object>slot, &n)
         if text == NULL or (checked and n > ZP_MAX_LENGTH32):
             return NULL
@@ -1430,8 +1431,10 @@ cdef inline unsigned char *store_any_field(unsigned char *p, unsigned char *limi
             return NO_ROOM if checked else NULL
         p = store_counted_key(p, fc, count)
         return p + zp_store_str(p, text, n)
+    if tp == &PyDict_Type or tp == &PyList_Type:
+        return NULL                         # (the common containers, at once)
     if checked and fc.inline_room > limit - p:
-        return NO_ROOM                      # (a container too: the general path then writes it)
+        return NO_ROOM
     return store_any_scalar(store_counted_key(p, fc, count), slot)
 
 
