@@ -1420,17 +1420,9 @@ cdef inline unsigned char *store_any_field(unsigned char *p, unsigned char *limi
     reference writes a nil one as nil): a str that has UTF-8, or one of
     store_any_scalar's values, as any_atom writes them; NULL for anything else, which
     write_value's write_any writes or refuses (a container, bytes, a time, out of range)."""
-    cdef Py_ssize_t n
-    cdef const char *text
     cdef PyTypeObject *tp = Py_TYPE(<object>slot)
-    if tp == &PyUnicode_Type:
-        text = exact_str_utf8(<object>slot, &n)
-        if text == NULL or (checked and n > ZP_MAX_LENGTH32):
-            return NULL
-        if not data_room(p, limit, fc, n, checked, room):
-            return NO_ROOM if checked else NULL
-        p = store_counted_key(p, fc, count)
-        return p + zp_store_str(p, text, n)
+    if tp == &PyUnicode_Type:               # as a string field's, "" written too
+        return store_inline_field(p, limit, fc, INLINE_STR, slot, False, checked, room, count, False)
     if tp == &PyDict_Type or tp == &PyList_Type:
         return NULL                         # (the common containers, at once)
     if checked and fc.inline_room > limit - p:
