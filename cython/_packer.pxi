@@ -640,6 +640,15 @@ cdef extern from *:
         PyObject *) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_items(unsigned char *, unsigned char *,
         PyObject **, Py_ssize_t, int, int, int64_t, int64_t, uint64_t) __attribute__((always_inline));
+    /* a map's entries of runs: their families constants where store_run_entries gives them */
+    struct __pyx_t_9zebrapack_5_core_RunEntry;
+    static inline Py_ssize_t __pyx_f_9zebrapack_5_core_run_entry(struct __pyx_t_9zebrapack_5_core_RunEntry *,
+        PyObject *, PyObject *, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t)
+        __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_entry(unsigned char *,
+        struct __pyx_t_9zebrapack_5_core_RunEntry *, PyObject *, int, int) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_run_entries(unsigned char *, unsigned char *,
+        PyObject *, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t) __attribute__((always_inline));
     /* the room test of every write (its growth out of line, writer_grow) */
     static inline int __pyx_f_9zebrapack_5_core_ensure(struct __pyx_t_9zebrapack_5_core_Writer *, Py_ssize_t)
         __attribute__((always_inline));
@@ -730,17 +739,26 @@ cdef enum:
     RUN_F32 = 3
     RUN_BOOL = 4
     RUN_STR = 5             # not write_number_run's: write_str_run's items (FieldC.list_run)
+    RUN_TIME = 6            # datetimes in UTC (zp_utc_datetime_unix)
+    # a map's run family (container_run): its values' family (the bits of MAP_VALUES),
+    # and its keys' (strs, or one of these)
+    MAP_VALUES = 7
+    MAP_SIGNED_KEYS = 8     # integers within the key type's range, signed
+    MAP_UNSIGNED_KEYS = 16  # or unsigned
 
 
 cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_ssize_t i, Py_ssize_t end,
                                     int family, bint nullable, int64_t imin, int64_t imax, uint64_t umax) noexcept:
-    """objects[i:end] stored at at[0] (9 bytes of room each; 1 for RUN_BOOL) while each
-    is a value of the family (RUN_*: an exact float, an exact int in range, a bool) or a
-    pointer's None; at[0] moved past them. Returns the index of the first item not stored."""
+    """objects[i:end] stored at at[0] (run_width(family) bytes of room each) while each
+    is a value of the family (RUN_*: an exact float, an exact int in range, a bool, a
+    datetime in UTC) or a pointer's None; at[0] moved past them. Returns the index of the
+    first item not stored."""
     cdef unsigned char *p = at[0]
     cdef PyObject *item
     cdef uint64_t bits
     cdef Py_ssize_t size
+    cdef int64_t seconds
+    cdef uint32_t nanos
     while i < end:
         item = objects[i]
         if family == RUN_F64 and Py_TYPE(<object>item) == &PyFloat_Type:
@@ -757,6 +775,8 @@ cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_s
         elif family == RUN_BOOL and Py_TYPE(<object>item) == &PyBool_Type:
             p[0] = ZP_TRUE if <object>item is True else ZP_FALSE
             p += 1
+        elif family == RUN_TIME and zp_utc_datetime_unix(item, <PyObject *>_UTC, &seconds, &nanos):
+            p += zp_store_time(p, seconds, nanos)
         elif nullable and <object>item is None:
             p[0] = ZP_NIL
             p += 1
@@ -767,9 +787,14 @@ cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_s
     return i
 
 
+cdef inline Py_ssize_t run_width(int family) noexcept:
+    """The most bytes an item of a write_number_run family takes."""
+    return 1 if family == RUN_BOOL else 15 if family == RUN_TIME else 9
+
+
 cdef int number_run_family(TypePlan t) noexcept:
-    """The write_number_run family (RUN_*) of items of type t: a float64, float32, integer
-    or bool; -1 for any other type."""
+    """The write_number_run family (RUN_*) of items of type t: a float64, float32,
+    integer, bool or time; -1 for any other type."""
     cdef int kind = t.kind
     if kind == K_F64:
         return RUN_F64
@@ -779,25 +804,31 @@ cdef int number_run_family(TypePlan t) noexcept:
         return RUN_SIGNED if t.is_signed else RUN_UNSIGNED
     if kind == K_BOOL:
         return RUN_BOOL
+    if kind == K_TIME:
+        return RUN_TIME
     return -1
 
 
 cdef inline int container_run(TypePlan t) noexcept:
     """The family of the items of a []T whose items take runs (T a number, bool or string
-    or a pointer to one: number_run_family's, or RUN_STR), or of the values of a
-    map[string]T whose values do (T an integer, float64 or float32: RUN_SIGNED,
-    RUN_UNSIGNED, RUN_F64, RUN_F32); -1 for any other type. Such a container is stored whole by store_run_items
-    or store_run_entries: a field of a flat record (store_list_field, store_map_field), a
-    map's value or a list's item (write_run_container)."""
+    or a pointer to one: number_run_family's, or RUN_STR), or of the entries of a map[K]V
+    whose entries do (K a string or an integer, V a number, bool, time or string: V's family,
+    with MAP_SIGNED_KEYS or MAP_UNSIGNED_KEYS for integer keys); -1 for any other type.
+    Such a container is stored whole by store_run_items or store_run_entries: a field of
+    a flat record (store_list_field, store_map_field), a map's value or a list's item
+    (write_run_container)."""
     cdef TypePlan item
     cdef int family
     if t.kind == K_SLICE:
         item = t.elem.elem if t.elem.kind == K_POINTER else t.elem
         return RUN_STR if item.kind == K_STRING else number_run_family(item)
-    if t.kind == K_MAP and t.key.kind == K_STRING:
-        family = number_run_family(t.elem)
-        if family != RUN_BOOL:             # (integers and floats: str_number_entry's)
-            return family
+    if t.kind != K_MAP:
+        return -1
+    family = RUN_STR if t.elem.kind == K_STRING else number_run_family(t.elem)
+    if family < 0 or t.key.kind == K_STRING:
+        return family
+    if K_UINT <= t.key.kind <= K_INT64:
+        return family | (MAP_SIGNED_KEYS if t.key.is_signed else MAP_UNSIGNED_KEYS)
     return -1
 
 
@@ -817,9 +848,9 @@ cdef inline TypePlan run_item(TypePlan t):
 
 cdef void set_flat_kind(FieldC *fc, FieldPlan fp) noexcept:
     """How write_flat_record writes the field, if it does (FieldC.flat_kind): an inline
-    field; a []T or map[string]T whose items or values take runs (list_run: their family,
+    field; a []T or map[K]V whose items or entries take runs (list_run: their family,
     container_run's; list_nullable: the items are pointers); a struct (flat if its plan is:
-    settle_flat). The items' or values' range in imin..umax."""
+    settle_flat). The items' or values' range in imin..umax, a map's keys' in key_imin..key_umax."""
     cdef TypePlan t = fp.type
     cdef TypePlan item
     cdef int family
@@ -841,6 +872,10 @@ cdef void set_flat_kind(FieldC *fc, FieldPlan fp) noexcept:
         fc.imin = item.imin
         fc.imax = item.imax
         fc.umax = item.umax
+        if t.kind == K_MAP:
+            fc.key_imin = t.key.imin
+            fc.key_imax = t.key.imax
+            fc.key_umax = t.key.umax
     elif t.kind == K_STRUCT:
         fc.flat_kind = FLAT_STRUCT
     if fc.flat_kind != FLAT_NONE:
@@ -850,7 +885,7 @@ cdef void set_flat_kind(FieldC *fc, FieldPlan fp) noexcept:
 cdef Py_ssize_t number_run_items(unsigned char **at, PyObject **objects, Py_ssize_t i, Py_ssize_t end, int family,
                                  bint nullable, int64_t imin, int64_t imax, uint64_t umax) noexcept:
     """number_items with its family a constant in each of its loops (room made for them:
-    9 bytes an item, 1 for RUN_BOOL): write_number_run's runs, write_flat_record's lists."""
+    run_width bytes an item): write_number_run's runs, write_flat_record's lists."""
     if family == RUN_F64:
         return number_items(at, objects, i, end, RUN_F64, nullable, 0, 0, 0)
     if family == RUN_SIGNED:
@@ -859,18 +894,20 @@ cdef Py_ssize_t number_run_items(unsigned char **at, PyObject **objects, Py_ssiz
         return number_items(at, objects, i, end, RUN_UNSIGNED, nullable, 0, 0, umax)
     if family == RUN_F32:
         return number_items(at, objects, i, end, RUN_F32, nullable, 0, 0, 0)
+    if family == RUN_TIME:
+        return number_items(at, objects, i, end, RUN_TIME, nullable, 0, 0, 0)
     return number_items(at, objects, i, end, RUN_BOOL, nullable, 0, 0, 0)
 
 
-@cython.cdivision(True)      # a positive count of 9-byte items
+@cython.cdivision(True)      # a positive count of items of a positive width
 cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, object items, Py_ssize_t n) except -1:
-    """The leading items of a list or tuple of integers, float64s, float32s or bools (or
-    of pointers to them) that are exact ints in range, exact floats (within float32's
-    range), bools or None for a pointer: written with one capacity check per run of
+    """The leading items of a list or tuple of integers, float64s, float32s, bools or
+    times (or of pointers to them) that are exact ints in range, exact floats (within
+    float32's range), bools, datetimes in UTC or None for a pointer: written with one capacity check per run of
     items, and no dispatch or reference counting (no Python code runs, so a list cannot
     change). Returns the index of the first item left to the general loop (n when all
     were written)."""
-    cdef Py_ssize_t i = 0, run_end, stop, width = 9
+    cdef Py_ssize_t i = 0, run_end, stop, width
     cdef PyObject **objects = PySequence_Fast_ITEMS(items)
     cdef unsigned char *p
     cdef bint nullable = elem.kind == K_POINTER
@@ -878,8 +915,7 @@ cdef Py_ssize_t write_number_run(Writer *w, TypePlan elem, object items, Py_ssiz
     cdef int family = t.number_family
     if family < 0:
         return 0
-    if family == RUN_BOOL:
-        width = 1
+    width = run_width(family)
     while i < n:
         # the items that surely fit (width bytes each at most); a buffer sized for the
         # record takes them in a few runs without growing
@@ -939,7 +975,7 @@ cdef Py_ssize_t write_str_run(Writer *w, TypePlan elem, object items, Py_ssize_t
 
 
 cdef inline int write_run_container(Writer *w, TypePlan t, TypePlan item, int family, PyObject *value) except -1:
-    """A map's value or a list's item of type t, a []T or map[string]T whose items or
+    """A map's value or a list's item of type t, a []T or map[K]V whose items or
     values take runs (family: t.run_family; item: run_item(t), asked once by the
     caller for all its values or items): when it is exactly a list or tuple, or a
     dict, of such items or entries, stored whole as write_flat_record stores such a field
@@ -974,7 +1010,7 @@ cdef inline int write_run_items(Writer *w, TypePlan t, TypePlan item, int family
             return 0
         if n > NUMBER_BLOCK:                # (a long one: write_sequence's runs, a block at a time)
             return 0
-        ensure(w, 5 + n * (1 if family == RUN_BOOL else 9 if family != RUN_STR else 0))
+        ensure(w, 5 + n * (run_width(family) if family != RUN_STR else 0))
     elif Py_TYPE(<object>value) == &PyDict_Type:
         n = PyDict_GET_SIZE(<object>value)
         if n > ZP_MAX_LENGTH32:
@@ -997,7 +1033,8 @@ cdef inline int write_run_items(Writer *w, TypePlan t, TypePlan item, int family
                                 0)
     else:
         p += zp_store_header(p, ZP_MAP, n)
-        p = store_run_entries(p, w.data + w.cap, value, family, item.imin, item.imax, item.umax)
+        p = store_run_entries(p, w.data + w.cap, value, family, item.imin, item.imax, item.umax, t.key.imin,
+                              t.key.imax, t.key.umax)
     if p == NULL:
         return 0
     w.pos = p - w.data
@@ -1068,57 +1105,113 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     return 1
 
 
-cdef inline const char *str_number_entry(PyObject *key, PyObject *value, int family, int64_t imin, int64_t imax,
-                                         uint64_t umax, Py_ssize_t *n, uint64_t *bits) noexcept:
-    """A map[string]intN, map[string]float64 or map[string]float32 entry (family:
-    RUN_SIGNED, RUN_UNSIGNED, RUN_F64, RUN_F32) written without dispatch: an exact str key
-    and an exact int in range (its bits) or an exact float (a float32's within its range:
-    its bits). The key's UTF-8 (n bytes), or NULL for anything else, which
-    the general path writes or refuses. store_str_number_entry stores it (n + 14 bytes)."""
-    cdef const char *text
+cdef struct RunEntry:
+    # a map entry run_entry has taken apart, for store_run_entry
+    const char *key_text            # a str key's UTF-8 (key_size bytes), or NULL: an integer key's key_bits
+    Py_ssize_t key_size
+    uint64_t key_bits
+    const char *text                # a str value's UTF-8 (size bytes); else the value's bits (an int's,
+    Py_ssize_t size                 # a float32's), or a time's seconds and nanos
+    uint64_t bits
+    int64_t seconds
+    uint32_t nanos
+
+
+cdef inline Py_ssize_t run_entry(RunEntry *e, PyObject *key, PyObject *value, int values, int keys, int64_t imin,
+                                 int64_t imax, uint64_t umax, int64_t key_min, int64_t key_max,
+                                 uint64_t key_umax) noexcept:
+    """A map entry written without dispatch (container_run's family for a map, in two:
+    values, its MAP_VALUES bits, and keys, the rest): its key an exact str, or an exact
+    int within its type's range (key_min..key_max, or 0..key_umax); its value of the
+    values' kind, an exact int within imin..imax (0..umax), an exact float (a float32's
+    within its range), a bool, a datetime in UTC or an exact str. Taken apart in e, and
+    the most bytes it takes (store_run_entry); -1 for anything else, which the general
+    path writes or refuses. No Python code runs. Always in line: where values is a
+    constant, only its own tests are left."""
+    cdef Py_ssize_t room
     cdef uint32_t bits32
-    if Py_TYPE(<object>key) != &PyUnicode_Type:
-        return NULL
-    if family == RUN_F64:
+    e.text = e.key_text = NULL              # (each field set, as the compiler can tell)
+    e.size = e.key_size = 0
+    e.bits = e.key_bits = 0
+    e.seconds = e.nanos = 0
+    if values == RUN_STR:
+        if Py_TYPE(<object>value) != &PyUnicode_Type:
+            return -1
+        e.text = exact_str_utf8(<object>value, &e.size)
+        if e.text == NULL or e.size > ZP_MAX_LENGTH32:
+            return -1
+        room = e.size + 5
+    elif values == RUN_F64:
         if Py_TYPE(<object>value) != &PyFloat_Type:
-            return NULL
-    elif family == RUN_F32:                 # (within float32's range: its bits)
+            return -1
+        room = 9
+    elif values == RUN_F32:                 # (within float32's range: its bits)
         if Py_TYPE(<object>value) != &PyFloat_Type or zp_f32_bits_from_double(PyFloat_AS_DOUBLE(<object>value),
                                                                                   &bits32) < 0:
-            return NULL
-        bits[0] = bits32
-    elif Py_TYPE(<object>value) != &PyLong_Type or not int_fits(<object>value, family == RUN_SIGNED, imin, imax,
-                                                                umax, bits):
-        return NULL
-    text = exact_str_utf8(<object>key, n)
-    if text == NULL or n[0] > ZP_MAX_LENGTH32:
-        return NULL
-    return text
+            return -1
+        e.bits = bits32
+        room = 5
+    elif values == RUN_BOOL:
+        if Py_TYPE(<object>value) != &PyBool_Type:
+            return -1
+        room = 1
+    elif values == RUN_TIME:
+        if not zp_utc_datetime_unix(value, <PyObject *>_UTC, &e.seconds, &e.nanos):
+            return -1
+        room = 15
+    else:
+        if Py_TYPE(<object>value) != &PyLong_Type or not int_fits(<object>value, values == RUN_SIGNED, imin, imax,
+                                                                  umax, &e.bits):
+            return -1
+        room = 9
+    if keys != 0:
+        if Py_TYPE(<object>key) != &PyLong_Type or not int_fits(<object>key, keys == MAP_SIGNED_KEYS, key_min,
+                                                                key_max, key_umax, &e.key_bits):
+            return -1
+        e.key_text = NULL
+        return room + 9
+    if Py_TYPE(<object>key) != &PyUnicode_Type:
+        return -1
+    e.key_text = exact_str_utf8(<object>key, &e.key_size)
+    if e.key_text == NULL or e.key_size > ZP_MAX_LENGTH32:
+        return -1
+    return room + e.key_size + 5
 
 
-cdef inline unsigned char *store_str_number_entry(unsigned char *p, const char *text, Py_ssize_t n, PyObject *value,
-                                                  int family, uint64_t bits) noexcept:
-    """str_number_entry's entry at p; returns the position after it."""
-    p += zp_store_str(p, text, n)
-    if family == RUN_F64:
+cdef inline unsigned char *store_run_entry(unsigned char *p, RunEntry *e, PyObject *value, int values,
+                                          int keys) noexcept:
+    """run_entry's entry at p (the room it said); returns the position after it."""
+    if keys == 0:
+        p += zp_store_str(p, e.key_text, e.key_size)
+    else:
+        p += zp_store_int(p, keys == MAP_SIGNED_KEYS, e.key_bits)
+    if values == RUN_STR:
+        return p + zp_store_str(p, e.text, e.size)
+    if values == RUN_F64:
         return p + zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
-    if family == RUN_F32:
-        return p + zp_store_f32_bits(p, <uint32_t>bits)
-    return p + zp_store_int(p, family == RUN_SIGNED, bits)
+    if values == RUN_F32:
+        return p + zp_store_f32_bits(p, <uint32_t>e.bits)
+    if values == RUN_BOOL:
+        p[0] = ZP_TRUE if <object>value is True else ZP_FALSE
+        return p + 1
+    if values == RUN_TIME:
+        return p + zp_store_time(p, e.seconds, e.nanos)
+    return p + zp_store_int(p, values == RUN_SIGNED, e.bits)
 
 
-cdef inline int write_str_number_entry(Writer *w, TypePlan elem, int family, PyObject *key,
-                                       PyObject *value) except -1:
-    """A map[string]intN, float64 or float32 entry (str_number_entry) under one
-    capacity check. 0 for anything else (write_map's general path)."""
-    cdef uint64_t bits = 0
-    cdef Py_ssize_t n
-    cdef const char *text = str_number_entry(key, value, family, elem.imin, elem.imax, elem.umax, &n, &bits)
-    if text == NULL:
+cdef inline int write_run_entry(Writer *w, TypePlan elem, TypePlan key_plan, int family, PyObject *key,
+                                 PyObject *value) except -1:
+    """A map entry of run_entry's (elem, key_plan: the map's value and key types) under
+    one capacity check. 0 for anything else (write_map's general path)."""
+    cdef RunEntry e
+    cdef int values = family & MAP_VALUES, keys = family & ~MAP_VALUES
+    cdef Py_ssize_t room = run_entry(&e, key, value, values, keys, elem.imin, elem.imax, elem.umax, key_plan.imin,
+                                     key_plan.imax, key_plan.umax)
+    if room < 0:
         return 0
-    if n + 14 > w.cap - w.pos:
-        writer_grow(w, n + 14)
-    w.pos = store_str_number_entry(w.data + w.pos, text, n, value, family, bits) - w.data
+    if room > w.cap - w.pos:
+        writer_grow(w, room)
+    w.pos = store_run_entry(w.data + w.pos, &e, value, values, keys) - w.data
     return 1
 
 
@@ -1127,8 +1220,8 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     cdef TypePlan key_plan, elem, run_values, target
     cdef PyObject *key_ref
     cdef PyObject *value_ref
-    cdef int family = t.run_family                # map[string]T of numbers: their family (container_run)
-    cdef bint str_numbers = family >= 0
+    cdef int family = t.run_family                # entries of scalars: their family (container_run)
+    cdef bint run_entries = family >= 0
     cdef int value_run
     cdef bint nullable
     if not PyDict_Check(value):
@@ -1158,7 +1251,7 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     while PyDict_Next(value, &position, &key_ref, &value_ref):
         # The key goes into the trail only for the entries write_value writes: the
         # exact-scalar paths raise nothing but running out of memory.
-        if str_numbers and write_str_number_entry(w, elem, family, key_ref, value_ref):
+        if run_entries and write_run_entry(w, elem, key_plan, family, key_ref, value_ref):
             written += 1
             continue
         if not write_exact_scalar(w, key_plan, key_ref):
@@ -1646,7 +1739,7 @@ cdef inline unsigned char *store_run_items(unsigned char *p, unsigned char *data
     cdef PyObject *item
     cdef const char *text
     if family != RUN_STR:
-        width = 1 if family == RUN_BOOL else 9
+        width = run_width(family)
         while i < n:                        # in runs of the items that surely fit (write_number_run's)
             stop = i + min(n - i, <Py_ssize_t>(data_end - p) // width)
             if stop == i or number_run_items(&p, objects, i, stop, family, nullable, imin, imax, umax) != stop:
@@ -1678,9 +1771,9 @@ cdef inline unsigned char *container_data_end(unsigned char *p, unsigned char *l
 
 cdef inline unsigned char *store_map_field(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
                                            bint checked, Py_ssize_t *room) noexcept:
-    """write_flat_record's map[string]T field (FLAT_MAP): an exact dict whose entries are
-    all str_number_entry's, as store_list_field (each entry tested for n + 14 bytes). No
-    Python code runs: the dict cannot change."""
+    """write_flat_record's map[K]V field (FLAT_MAP): an exact dict whose entries are all
+    run_entry's, as store_list_field (each entry tested for the room it takes). No Python
+    code runs: the dict cannot change."""
     cdef Py_ssize_t n
     cdef unsigned char *entries
     if Py_TYPE(<object>slot) != &PyDict_Type:
@@ -1694,27 +1787,49 @@ cdef inline unsigned char *store_map_field(unsigned char *p, unsigned char *limi
     p += zp_store_header(p, ZP_MAP, n)
     entries = p
     p = store_run_entries(p, container_data_end(p, limit, checked, room), slot, fc.list_run, fc.imin, fc.imax,
-                          fc.umax)
+                          fc.umax, fc.key_imin, fc.key_imax, fc.key_umax)
     if p != NULL and not checked:
         room[0] -= p - entries
     return p
 
 
-cdef inline unsigned char *store_run_entries(unsigned char *p, unsigned char *data_end, PyObject *d, int family,
-                                             int64_t imin, int64_t imax, uint64_t umax) noexcept:
-    """The entries of the dict d stored at p, each str_number_entry's (family:
-    container_run's; each tested for n + 14 bytes), none past data_end: the position after
-    them, or NULL for an entry it does not write or when they do not fit."""
+cdef unsigned char *store_run_entries(unsigned char *p, unsigned char *data_end, PyObject *d, int family,
+                                      int64_t imin, int64_t imax, uint64_t umax, int64_t key_min, int64_t key_max,
+                                      uint64_t key_umax) noexcept:
+    """The entries of the dict d stored at p, each run_entry's (family: container_run's;
+    imin..umax the values' range, key_min..key_umax the keys'), none past data_end: the
+    position after them, or NULL for an entry it does not write or when they do not fit.
+    run_entries' loop with the values' family a constant in each."""
+    cdef int keys = family & ~MAP_VALUES
+    cdef int values = family & MAP_VALUES
+    if values == RUN_SIGNED:
+        return run_entries(p, data_end, d, RUN_SIGNED, keys, imin, imax, 0, key_min, key_max, key_umax)
+    if values == RUN_UNSIGNED:
+        return run_entries(p, data_end, d, RUN_UNSIGNED, keys, 0, 0, umax, key_min, key_max, key_umax)
+    if values == RUN_F64:
+        return run_entries(p, data_end, d, RUN_F64, keys, 0, 0, 0, key_min, key_max, key_umax)
+    if values == RUN_F32:
+        return run_entries(p, data_end, d, RUN_F32, keys, 0, 0, 0, key_min, key_max, key_umax)
+    if values == RUN_BOOL:
+        return run_entries(p, data_end, d, RUN_BOOL, keys, 0, 0, 0, key_min, key_max, key_umax)
+    if values == RUN_TIME:
+        return run_entries(p, data_end, d, RUN_TIME, keys, 0, 0, 0, key_min, key_max, key_umax)
+    return run_entries(p, data_end, d, RUN_STR, keys, 0, 0, 0, key_min, key_max, key_umax)
+
+
+cdef inline unsigned char *run_entries(unsigned char *p, unsigned char *data_end, PyObject *d, int values, int keys,
+                                       int64_t imin, int64_t imax, uint64_t umax, int64_t key_min, int64_t key_max,
+                                       uint64_t key_umax) noexcept:
+    """store_run_entries' loop (values and keys as run_entry's)."""
     cdef Py_ssize_t position = 0, size
     cdef PyObject *key
     cdef PyObject *value
-    cdef const char *text
-    cdef uint64_t bits = 0
+    cdef RunEntry e
     while PyDict_Next(<object>d, &position, &key, &value):
-        text = str_number_entry(key, value, family, imin, imax, umax, &size, &bits)
-        if text == NULL or size + 14 > data_end - p:
+        size = run_entry(&e, key, value, values, keys, imin, imax, umax, key_min, key_max, key_umax)
+        if size < 0 or size > data_end - p:
             return NULL
-        p = store_str_number_entry(p, text, size, value, family, bits)
+        p = store_run_entry(p, &e, value, values, keys)
     return p
 
 

@@ -143,6 +143,9 @@ cdef struct FieldC:
                                     # (number_run_family's, or RUN_STR); else -1. imin..umax are then
                                     # their range
     bint list_nullable              # FLAT_LIST: the items are pointers (None: nil)
+    int64_t key_imin                # FLAT_MAP of integer keys: their range
+    int64_t key_imax
+    uint64_t key_umax
 
 
 @cython.final
@@ -544,8 +547,8 @@ cdef enum:
     # FieldC.flat_kind: how write_flat_record writes the field
     FLAT_NONE = 0           # it does not: the plan is not flat
     FLAT_INLINE = 1         # store_inline_field (FieldC.inline_kind)
-    FLAT_LIST = 2           # a []T of numbers, bools or strings (or pointers to them): store_list_field
-    FLAT_MAP = 3            # a map[string]T, T an integer or float64: store_map_field
+    FLAT_LIST = 2           # a []T of numbers, bools, times or strings (or pointers to them): store_list_field
+    FLAT_MAP = 3            # a map[K]V of strings or integers to numbers, bools, times or strings: store_map_field
     FLAT_STRUCT = 4         # a struct (by value) of a flat plan: flat_fields, in its record's room
 
 

@@ -1,5 +1,5 @@
 """A map's value or a list's item that is itself a list of numbers, bools or strings, or
-a map[string] of integers or floats, is stored whole, as a field of that type is
+a map of strings or integers to numbers, bools or strings, is stored whole, as a field of that type is
 (header and items at once, no dispatch per value): it writes exactly the bytes the
 general path writes (the same values in list and dict subclasses, which only the general
 path takes), and every value those runs do not take (another type, out of range, a str
@@ -9,6 +9,7 @@ with the same message at the same key path."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from typing import Any, Optional
 
 import msgpack
@@ -38,11 +39,20 @@ class Values:
     LM: list[dict[str, zebrapack.int16]] = _zid(11, list)
     TL: dict[int, list[int]] = _zid(12, dict)
     PS: dict[str, list[Optional[str]]] = _zid(13, dict)
-    LMI: list[dict[int, str]] = _zid(14, list)              # lists of maps and of lists that take
-    LLM: list[list[dict[str, str]]] = _zid(15, list)        # no runs: their writers, called straight
-    LPL: list[Optional[list[Optional[int]]]] = _zid(16, list)
+    LMI: list[dict[int, str]] = _zid(14, list)
+    LLM: list[list[dict[str, str]]] = _zid(15, list)        # lists of lists of maps, and of lists that
+    LPL: list[Optional[list[Optional[int]]]] = _zid(16, list)   # take no runs: their writers, called straight
     MF32: dict[str, dict[str, zebrapack.float32]] = _zid(17, dict)
     LMF32: list[list[dict[str, zebrapack.float32]]] = _zid(18, list)
+    MSS: dict[str, dict[str, str]] = _zid(19, dict)
+    MIB: dict[str, dict[zebrapack.int32, bool]] = _zid(20, dict)
+    LMU: list[dict[int, zebrapack.uint16]] = _zid(21, list)
+    LMIF: list[dict[zebrapack.int32, float]] = _zid(22, list)
+    MS: dict[str, str] = _zid(23, dict)                     # maps of scalars written entry by entry
+    MIS: dict[int, str] = _zid(24, dict)
+    TLL: list[list[datetime]] = _zid(25, list)
+    MTL: dict[str, list[Optional[datetime]]] = _zid(26, dict)
+    MMT: dict[str, dict[int, datetime]] = _zid(27, dict)
 
 
 class List(list):  # type: ignore[type-arg]
@@ -63,12 +73,31 @@ def general(value: Any) -> Any:
     return value
 
 
+class Str(str):
+    """A str the run paths leave to the general path."""
+
+
+class Int(int):
+    """An int the run paths leave to the general path."""
+
+
+def general_scalar(value: Any) -> Any:
+    return Str(value) if type(value) is str else Int(value) if type(value) is int else value
+
+
+#: Fields that are maps of scalars: their entries are what takes the runs.
+SCALAR_MAPS = {"MS", "MIS"}
+
+
 def both(**fields: Any) -> tuple[Values, Values]:
     """The record of these fields, as given and through the general path only (each field's
-    own container stays exact: only its values and items change)."""
+    own container stays exact: only its values and items change, or a map of scalars'
+    keys and values)."""
     slow: dict[str, Any] = {}
     for name, container in fields.items():
-        if isinstance(container, dict):
+        if name in SCALAR_MAPS:
+            slow[name] = {general_scalar(k): general_scalar(v) for k, v in container.items()}
+        elif isinstance(container, dict):
             slow[name] = {k: general(v) for k, v in container.items()}
         else:
             slow[name] = [general(v) for v in container]
@@ -81,6 +110,9 @@ def schema() -> zebrapack.Schema:
 
 
 LONG = "x" * 300
+UTC_TIMES = [datetime(2024, 2, 29, 23, 59, 58, 999_999, tzinfo=timezone.utc),
+             datetime(1, 1, 1, tzinfo=timezone.utc), datetime(9999, 12, 31, 23, 59, 59, 999_999, tzinfo=timezone.utc),
+             datetime(1969, 12, 31, 23, 59, 59, 1, tzinfo=timezone.utc), datetime(1970, 1, 1, tzinfo=timezone.utc)]
 VALUES: dict[str, Any] = {
     "IL": {"k0": [1, 2, 3, 4, 5], "k1": [], "k2": [-1, -33, 127, 128, 2**31, -(2**63), 2**63 - 1], "k3": (7, 8)},
     "SL": {"a": ["x", "", LONG, "y" * 40000], "b": [], "c": ("t", "u")},
@@ -101,6 +133,15 @@ VALUES: dict[str, Any] = {
     "LPL": [None, [1, None, 2], [], None, [None]],
     "MF32": {"a": {"x": 0.5, "y": -0.0, "z": 3.4028234663852886e38, "i": float("inf"), "t": 0.25}, "b": {}},
     "LMF32": [[{"a": -217.1470489501953, "b": 1.5}, {}], [], [{LONG: -1.401298464324817e-45}]],
+    "MSS": {"a": {"x": "y", "": "", LONG: "z" * 70000}, "b": {}, "c": {"k": LONG}},
+    "MIB": {"a": {1: True, -2**31: False, 2**31 - 1: True}, "b": {}},
+    "LMU": [{0: 65535, -2**63: 0, 2**63 - 1: 7}, {}, {5: 255}],
+    "LMIF": [{1: 0.5, -1: -0.0, 2: float("inf")}, {}, {3: 1e300}],
+    "MS": {"a": "b", LONG: "", "c": "y" * 70000},
+    "MIS": {1: "a", -2**63: LONG, 2**63 - 1: ""},
+    "TLL": [[UTC_TIMES[0], UTC_TIMES[1]], [], UTC_TIMES * 300, (UTC_TIMES[2],)],
+    "MTL": {"a": [None, *UTC_TIMES, None], "b": [], "c": [None]},
+    "MMT": {"a": dict(enumerate(UTC_TIMES)), "b": {}, "c": {-2**63: UTC_TIMES[3]}},
 }
 
 
@@ -167,6 +208,28 @@ REFUSED: list[dict[str, Any]] = [
     {"MF32": {"a": {"x": 1.0, "y": 1e39}}},
     {"MF32": {"a": {"x": "1"}}},
     {"LMF32": [[{"a": 1.0}], [{"b": -3.5e38}]]},
+    {"MSS": {"a": {"x": "y"}, "b": {"x": 1}}},
+    {"MSS": {"a": {"x": "y"}, "b": {1: "x"}}},
+    {"MSS": {"a": {"x": "\udc80"}}},
+    {"MIB": {"a": {1: True, 2: 1}}},
+    {"MIB": {"a": {2**31: True}}},
+    {"MIB": {"a": {"1": True}}},
+    {"MIB": {"a": {True: True}}},
+    {"LMU": [{1: 1}, {2: 65536}]},
+    {"LMU": [{1: 1}, {2**63: 1}]},
+    {"LMU": [{1: -1}]},
+    {"LMIF": [{1: 1.0}, {2: "x"}]},
+    {"LMIF": [{1.0: 1.0}]},
+    {"MS": {"a": "b", "c": None}},
+    {"MS": {"a": "b", 1: "c"}},
+    {"MIS": {1: "a", 2**63: "b"}},
+    {"MIS": {1: "a", 2: b"b"}},
+    {"TLL": [[UTC_TIMES[0]], [UTC_TIMES[1], datetime(2020, 1, 1)]]},
+    {"TLL": [[UTC_TIMES[0], None]]},
+    {"TLL": [[UTC_TIMES[0], "2020-01-01"]]},
+    {"MTL": {"a": [None, datetime(2020, 1, 1)]}},
+    {"MMT": {"a": {1: UTC_TIMES[0], 2: datetime(2020, 1, 1)}}},
+    {"MMT": {"a": {1: None}}},
 ]
 
 
@@ -179,7 +242,8 @@ def test_values_the_runs_do_not_take_are_refused_as_before_at_their_key_path(sch
     with pytest.raises(EncodeError) as want:
         schema.encode(slow)
     # (a container of the wrong type is named by its type: the subclass's, on the general path)
-    assert str(caught.value) == str(want.value).replace("got Dict ", "got dict ").replace("got List ", "got list ")
+    assert str(caught.value) == str(want.value).replace("got Dict ", "got dict ").replace(
+        "got List ", "got list ").replace("got Int ", "got int ").replace("got Str ", "got str ")
     assert (caught.value.path, caught.value.offset) == (want.value.path, want.value.offset)
     name = next(iter(fields))
     assert caught.value.path.startswith(f"Values.{name}[")
@@ -191,7 +255,10 @@ def test_values_the_runs_do_not_take_but_the_general_path_does_are_written(schem
     written: list[dict[str, Any]] = [{"SL": {"a": ["grüß", "x"]}}, {"LS": [["日本"], ["a"]]},
                                      {"MF": {"a": {"b": 1, "c": 2.5}}}, {"FL": {"a": [1, 2.5]}},
                                      {"MF32": {"a": {"b": 1, "c": 2.5}}},
-                                     {"MF32": {"a": {"t": 0.1, "s": -1e-45, "n": float("nan")}}}]     # rounded
+                                     {"MF32": {"a": {"t": 0.1, "s": -1e-45, "n": float("nan")}}},     # rounded
+                                     # a time in another zone: its instant, written by the general path
+                                     {"TLL": [[UTC_TIMES[0], datetime(2020, 1, 1, tzinfo=timezone(timedelta(hours=5)))]]},
+                                     {"MMT": {"a": {1: datetime(2020, 1, 1, tzinfo=timezone(timedelta(hours=-3)))}}}]
     for fields in written:
         fast, slow = both(**fields)
         assert schema.encode(fast) == schema.encode(slow)
@@ -202,7 +269,8 @@ def test_a_container_value_one_level_too_deep_is_refused_as_before(max_depth: in
     schema = zebrapack.schema_from_dataclasses(Values, package="runs", max_depth=max_depth)
     deep: list[dict[str, Any]] = [{"IL": {"a": [1]}}, {"MM": {"a": {"b": 1}}}, {"LL": [[1]]}, {"SL": {"a": []}},
                                   {"LMI": [{}]}, {"LMI": [{1: "a"}]}, {"LLM": [[{}]]}, {"LLM": [[]]},
-                                  {"MM": {"a": {}}}, {"LPL": [[]]}]
+                                  {"MM": {"a": {}}}, {"LPL": [[]]}, {"MSS": {"a": {"b": "c"}}},
+                                  {"LMU": [{1: 2}]}, {"LMU": [{}]}, {"MS": {"a": "b"}}]
     for fields in deep:
         fast, slow = both(**fields)
         try:

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import zebrapack
-from zebrapack import EncodeError, Record, Zid, float32, float64, int8, int16, int64, uint32, uint64
+from zebrapack import EncodeError, Record, Zid, float32, float64, int8, int16, int32, int64, uint8, uint32, uint64
 
 
 @dataclass(slots=True)
@@ -98,7 +98,7 @@ def disguised(value: Any) -> Any:
         return BytesSub(value)
     if isinstance(value, datetime):
         return DatetimeSub(value.year, value.month, value.day, value.hour, value.minute, value.second,
-                           value.microsecond, tzinfo=value.tzinfo)
+                           value.microsecond, tzinfo=value.tzinfo, fold=value.fold)
     if isinstance(value, list):
         return [disguised(item) for item in value]
     if isinstance(value, dict):
@@ -305,7 +305,8 @@ def test_float32_fields_and_lists_round_to_float32() -> None:
 # -- flat records holding lists, maps and structs --------------------------------
 #
 # A record whose fields are all inline values, lists of numbers, bools or strings (or of
-# pointers to them), map[string] of integers or float64s, or structs of such records, is
+# pointers to them), maps of strings or integers to numbers, bools, times or strings, or structs of such
+# records, is
 # written in one pass by write_flat_record (at the root, and as a list's item) and
 # handed whole to write_struct when anything in it is not an exact value it takes.
 
@@ -339,6 +340,15 @@ class FlatHolder(Record):
     FMap: Annotated[dict[str, float64], Zid(12)] = field(default_factory=dict)
     Mid: Annotated[FlatMid, Zid(13)] = field(default_factory=FlatMid)
     Tail: Annotated[int64, Zid(14)] = 0
+    IMap: Annotated[dict[int64, str], Zid(15)] = field(default_factory=dict)
+    I32Map: Annotated[dict[int32, float32], Zid(16)] = field(default_factory=dict)
+    BIMap: Annotated[dict[int32, bool], Zid(17)] = field(default_factory=dict)
+    SSMap: Annotated[dict[str, str], Zid(18)] = field(default_factory=dict)
+    BMap: Annotated[dict[str, bool], Zid(19)] = field(default_factory=dict)
+    UVMap: Annotated[dict[int64, uint8], Zid(20)] = field(default_factory=dict)
+    Times: Annotated[list[datetime], Zid(21)] = field(default_factory=list)
+    PTimes: Annotated[list[Optional[datetime]], Zid(22)] = field(default_factory=list)
+    TMap: Annotated[dict[int64, datetime], Zid(23)] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -356,6 +366,13 @@ FLAT_FIELDS = {
     "Bools": st.lists(st.booleans(), max_size=6), "PBools": st.lists(st.one_of(st.none(), st.booleans()), max_size=6),
     "SMap": st.dictionaries(texts, ints, max_size=4), "UMap": st.dictionaries(texts, ints, max_size=4),
     "FMap": st.dictionaries(texts, floats, max_size=4), "Tail": ints,
+    "IMap": st.dictionaries(ints, texts, max_size=4), "I32Map": st.dictionaries(ints, floats, max_size=4),
+    "BIMap": st.dictionaries(ints, st.one_of(st.booleans(), st.just(1)), max_size=4),
+    "SSMap": st.dictionaries(texts, texts, max_size=4), "BMap": st.dictionaries(texts, st.booleans(), max_size=4),
+    "UVMap": st.dictionaries(ints, ints, max_size=4),
+    "Times": st.lists(st.one_of(times, st.datetimes()), max_size=4),
+    "PTimes": st.lists(st.one_of(st.none(), times), max_size=4),
+    "TMap": st.dictionaries(ints, st.one_of(times, st.datetimes(), st.none()), max_size=4),
     "Mid": st.fixed_dictionaries({}, optional={"F": floats, "In": st.fixed_dictionaries(
         {}, optional={"X": ints, "Tags": st.lists(texts, max_size=4)})}),
 }
@@ -404,6 +421,18 @@ def test_flat_records_keep_the_general_paths_errors_and_paths() -> None:
         ({"SMap": {"a": 1, "b": 2**63}}, r"SMap\['b'\]", "outside the range of int64"),
         ({"UMap": {"a": -1}}, r"UMap\['a'\]", "outside the range of uint32"),
         ({"FMap": {"a": "x"}}, r"FMap\[.a.\]", "expected float64"),
+        ({"IMap": {1: "a", 2**63: "b"}}, r"IMap", "outside the range of int64"),
+        ({"I32Map": {1: 0.5, -2**31 - 1: 1.5}}, r"I32Map", "outside the range of int32"),
+        ({"I32Map": {1: 1e39}}, r"I32Map\[1\]", "float32"),
+        ({"BIMap": {1: True, 2: 1}}, r"BIMap\[2\]", "expected bool"),
+        ({"SSMap": {"a": "b", "c": "\udc80"}}, r"SSMap\['c'\]", "UTF-8"),
+        ({"SSMap": {"a": "b", "c": None}}, r"SSMap\['c'\]", "None"),
+        ({"BMap": {"a": 0}}, r"BMap\['a'\]", "expected bool"),
+        ({"UVMap": {1: 256}}, r"UVMap\[1\]", "outside the range of uint8"),
+        ({"UVMap": {1: -1}}, r"UVMap\[1\]", "outside the range of uint8"),
+        ({"Times": [datetime(2020, 1, 1, tzinfo=timezone.utc), datetime(2020, 1, 1)]}, r"Times\[1\]", "naive"),
+        ({"PTimes": [None, "2020"]}, r"PTimes\[1\]", "expected time.Time"),
+        ({"TMap": {1: datetime(2020, 1, 1)}}, r"TMap\[1\]", "naive"),
         ({"Mid": {"In": {"Tags": ["x", None]}}}, r"Mid\.In\.Tags\[1\]", "None"),
         ({"Mid": {"In": {"X": 2**63}}}, r"Mid\.In\.X", "outside the range of int64"),
     ]
