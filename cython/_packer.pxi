@@ -1924,12 +1924,21 @@ cdef inline Py_ssize_t write_flat_record(unsigned char *data, Py_ssize_t pos, Py
     with a surrogate, an unset slot) or a buffer too short returns -1, and write_struct
     writes the record (growing the buffer, raising what it raises). A root record needs
     no trail level: depth 1 is within every max_depth. When the record's fixed room
-    (StructPlan.flat_room) fits, its fields are stored without a room test each."""
+    and its last size fit (flat_room_fits), its fields are stored without a room test each."""
     if sp.flat_by_value:
         return write_flat_record_by_value(data, pos, cap, sp, obj, with_name)
-    if sp.flat_room <= cap - pos:
+    if flat_room_fits(sp, cap - pos):
         return flat_fields(data, pos, cap, sp, obj, with_name, False, NULL)
     return flat_fields(data, pos, cap, sp, obj, with_name, True, NULL)
+
+
+cdef inline bint flat_room_fits(StructPlan sp, Py_ssize_t room) noexcept:
+    """Whether write_flat_record stores a record of sp in room bytes without a test per
+    field: its fixed room (StructPlan.flat_room) and, past it, the size of the plan's last
+    record (its size hint) for its data. Else each field is tested against the buffer's
+    end: a record that nearly fills its buffer (encode's stack buffer) is written there,
+    not refused for the budget its fixed room's largest forms leave its data."""
+    return sp.flat_room + zp_hint_load(&sp.size_hint) <= room
 
 
 cdef Py_ssize_t write_flat_record_by_value(unsigned char *data, Py_ssize_t pos, Py_ssize_t cap, StructPlan sp,
@@ -1945,7 +1954,7 @@ cdef Py_ssize_t write_flat_record_by_value(unsigned char *data, Py_ssize_t pos, 
     if skip:
         zp_hint_store(&sp.flat_skip, skip - 1)
         return -1
-    if sp.flat_room <= cap - pos:
+    if flat_room_fits(sp, cap - pos):
         end = flat_fields(data, pos, cap, sp, obj, with_name, False, NULL)
     else:
         end = flat_fields(data, pos, cap, sp, obj, with_name, True, NULL)

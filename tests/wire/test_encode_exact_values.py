@@ -478,3 +478,17 @@ def test_flat_records_respect_max_depth() -> None:
             shallow = outcome(lambda: schema.encode(schema.types["FlatList"](
                 Items=[flat_record({"S": "a"}, disguise, schema)])))
             assert (shallow[0] == "error") == (depth < 5), (depth, shallow)
+
+
+def test_flat_records_about_the_stack_buffers_size_encode_as_the_general_path() -> None:
+    """A record of a flat plan about the size of encode's stack buffer (512 bytes), each
+    size encoded after one of its own size and after a small one (the size hint the
+    buffer and write_flat_record's room test go by): the same bytes as the general path."""
+    for n in range(300, 640, 7):
+        fields = {"S": "s" * (n % 13), "TMap": {i: datetime(2020, 1, 1 + i, tzinfo=timezone.utc) for i in range(8)},
+                  "SSMap": {"key": "v" * (n - 260)}, "IMap": {-i: "x" * (i % 5) for i in range(6)}}
+        for before in ({"S": "small"}, fields):
+            FLAT_SCHEMA.encode(flat_record(before, False))
+            data = assert_flat_agrees_with_general(fields)
+            assert isinstance(data, bytes)
+            assert FLAT_SCHEMA.decode(data).SSMap == fields["SSMap"]
