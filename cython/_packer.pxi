@@ -641,12 +641,11 @@ cdef extern from *:
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_items(unsigned char *, unsigned char *,
         PyObject **, Py_ssize_t, int, int, int64_t, int64_t, uint64_t) __attribute__((always_inline));
     /* a map's entries of runs: their families constants where store_run_entries gives them */
-    struct __pyx_t_9zebrapack_5_core_RunEntry;
-    static inline Py_ssize_t __pyx_f_9zebrapack_5_core_run_entry(struct __pyx_t_9zebrapack_5_core_RunEntry *,
-        PyObject *, PyObject *, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t)
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_item(unsigned char *, unsigned char *,
+        PyObject *, int, int64_t, int64_t, uint64_t, Py_ssize_t *) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_entry(unsigned char *, unsigned char *,
+        PyObject *, PyObject *, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t, Py_ssize_t *)
         __attribute__((always_inline));
-    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_entry(unsigned char *,
-        struct __pyx_t_9zebrapack_5_core_RunEntry *, PyObject *, int, int) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_run_entries(unsigned char *, unsigned char *,
         PyObject *, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t) __attribute__((always_inline));
     /* the room test of every write (its growth out of line, writer_grow) */
@@ -1105,114 +1104,73 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     return 1
 
 
-cdef struct RunEntry:
-    # a map entry run_entry has taken apart, for store_run_entry
-    const char *key_text            # a str key's UTF-8 (key_size bytes), or NULL: an integer key's key_bits
-    Py_ssize_t key_size
-    uint64_t key_bits
-    const char *text                # a str value's UTF-8 (size bytes); else the value's bits (an int's,
-    Py_ssize_t size                 # a float32's), or a time's seconds and nanos
-    uint64_t bits
-    int64_t seconds
-    uint32_t nanos
+cdef inline unsigned char *store_run_item(unsigned char *p, unsigned char *data_end, PyObject *item, int family,
+                                         int64_t imin, int64_t imax, uint64_t umax, Py_ssize_t *need) noexcept:
+    """One item of a run of the family (RUN_STR: an exact str that has UTF-8, within
+    msgpack's limit; else number_items' values: an exact int within imin..imax or 0..umax,
+    an exact float, a float32's within its range, a bool, a datetime in UTC) stored at p:
+    the position after it. NULL for anything else, which the general path writes or
+    refuses; NO_ROOM when the bytes it takes at most (need) pass data_end, nothing stored."""
+    cdef Py_ssize_t n
+    cdef const char *text
+    if family == RUN_STR:
+        if Py_TYPE(<object>item) != &PyUnicode_Type:
+            return NULL
+        text = exact_str_utf8(<object>item, &n)
+        if text == NULL or n > ZP_MAX_LENGTH32:
+            return NULL
+        need[0] = n + 5
+        if need[0] > data_end - p:
+            return NO_ROOM
+        return p + zp_store_str(p, text, n)
+    need[0] = run_width(family)
+    if need[0] > data_end - p:
+        return NO_ROOM
+    if number_items(&p, &item, 0, 1, family, False, imin, imax, umax) != 1:
+        return NULL
+    return p
 
 
-cdef inline Py_ssize_t run_entry(RunEntry *e, PyObject *key, PyObject *value, int values, int keys, int64_t imin,
-                                 int64_t imax, uint64_t umax, int64_t key_min, int64_t key_max,
-                                 uint64_t key_umax) noexcept:
+cdef inline unsigned char *store_run_entry(unsigned char *p, unsigned char *data_end, PyObject *key, PyObject *value,
+                                          int values, int keys, int64_t imin, int64_t imax, uint64_t umax,
+                                          int64_t key_min, int64_t key_max, uint64_t key_umax,
+                                          Py_ssize_t *need) noexcept:
     """A map entry written without dispatch (container_run's family for a map, in two:
-    values, its MAP_VALUES bits, and keys, the rest): its key an exact str, or an exact
-    int within its type's range (key_min..key_max, or 0..key_umax); its value of the
-    values' kind, an exact int within imin..imax (0..umax), an exact float (a float32's
-    within its range), a bool, a datetime in UTC or an exact str. Taken apart in e, and
-    the most bytes it takes (store_run_entry); -1 for anything else, which the general
-    path writes or refuses. No Python code runs. Always in line: where values is a
+    values, its MAP_VALUES bits, and keys, the rest), its key and its value each a run's
+    item (store_run_item): the key an exact str, or an exact int within key_min..key_max
+    (0..key_umax); the value of the values' family within imin..umax. The position after
+    it; NULL for anything else; NO_ROOM when it does not fit before data_end (need: the
+    room it asks from p). No Python code runs. Always in line: where values is a
     constant, only its own tests are left."""
-    cdef Py_ssize_t room
-    cdef uint32_t bits32
-    e.text = e.key_text = NULL              # (each field set, as the compiler can tell)
-    e.size = e.key_size = 0
-    e.bits = e.key_bits = 0
-    e.seconds = e.nanos = 0
-    if values == RUN_STR:
-        if Py_TYPE(<object>value) != &PyUnicode_Type:
-            return -1
-        e.text = exact_str_utf8(<object>value, &e.size)
-        if e.text == NULL or e.size > ZP_MAX_LENGTH32:
-            return -1
-        room = e.size + 5
-    elif values == RUN_F64:
-        if Py_TYPE(<object>value) != &PyFloat_Type:
-            return -1
-        room = 9
-    elif values == RUN_F32:                 # (within float32's range: its bits)
-        if Py_TYPE(<object>value) != &PyFloat_Type or zp_f32_bits_from_double(PyFloat_AS_DOUBLE(<object>value),
-                                                                                  &bits32) < 0:
-            return -1
-        e.bits = bits32
-        room = 5
-    elif values == RUN_BOOL:
-        if Py_TYPE(<object>value) != &PyBool_Type:
-            return -1
-        room = 1
-    elif values == RUN_TIME:
-        if not zp_utc_datetime_unix(value, <PyObject *>_UTC, &e.seconds, &e.nanos):
-            return -1
-        room = 15
-    else:
-        if Py_TYPE(<object>value) != &PyLong_Type or not int_fits(<object>value, values == RUN_SIGNED, imin, imax,
-                                                                  umax, &e.bits):
-            return -1
-        room = 9
-    if keys != 0:
-        if Py_TYPE(<object>key) != &PyLong_Type or not int_fits(<object>key, keys == MAP_SIGNED_KEYS, key_min,
-                                                                key_max, key_umax, &e.key_bits):
-            return -1
-        e.key_text = NULL
-        return room + 9
-    if Py_TYPE(<object>key) != &PyUnicode_Type:
-        return -1
-    e.key_text = exact_str_utf8(<object>key, &e.key_size)
-    if e.key_text == NULL or e.key_size > ZP_MAX_LENGTH32:
-        return -1
-    return room + e.key_size + 5
-
-
-cdef inline unsigned char *store_run_entry(unsigned char *p, RunEntry *e, PyObject *value, int values,
-                                          int keys) noexcept:
-    """run_entry's entry at p (the room it said); returns the position after it."""
-    if keys == 0:
-        p += zp_store_str(p, e.key_text, e.key_size)
-    else:
-        p += zp_store_int(p, keys == MAP_SIGNED_KEYS, e.key_bits)
-    if values == RUN_STR:
-        return p + zp_store_str(p, e.text, e.size)
-    if values == RUN_F64:
-        return p + zp_store_f64(p, PyFloat_AS_DOUBLE(<object>value))
-    if values == RUN_F32:
-        return p + zp_store_f32_bits(p, <uint32_t>e.bits)
-    if values == RUN_BOOL:
-        p[0] = ZP_TRUE if <object>value is True else ZP_FALSE
-        return p + 1
-    if values == RUN_TIME:
-        return p + zp_store_time(p, e.seconds, e.nanos)
-    return p + zp_store_int(p, values == RUN_SIGNED, e.bits)
+    cdef unsigned char *q
+    cdef unsigned char *end
+    cdef int key_family = RUN_STR if keys == 0 else RUN_SIGNED if keys == MAP_SIGNED_KEYS else RUN_UNSIGNED
+    q = store_run_item(p, data_end, key, key_family, key_min, key_max, key_umax, need)
+    if q == NULL or q == NO_ROOM:
+        return q
+    end = store_run_item(q, data_end, value, values, imin, imax, umax, need)
+    if end == NO_ROOM:
+        need[0] += q - p                    # (the key before it)
+    return end
 
 
 cdef inline int write_run_entry(Writer *w, TypePlan elem, TypePlan key_plan, int family, PyObject *key,
                                  PyObject *value) except -1:
-    """A map entry of run_entry's (elem, key_plan: the map's value and key types) under
-    one capacity check. 0 for anything else (write_map's general path)."""
-    cdef RunEntry e
+    """A map entry of store_run_entry's (elem, key_plan: the map's value and key types),
+    the buffer grown for it when it does not fit. 0 for anything else (write_map's
+    general path)."""
+    cdef Py_ssize_t need = 0
+    cdef unsigned char *end
     cdef int values = family & MAP_VALUES, keys = family & ~MAP_VALUES
-    cdef Py_ssize_t room = run_entry(&e, key, value, values, keys, elem.imin, elem.imax, elem.umax, key_plan.imin,
-                                     key_plan.imax, key_plan.umax)
-    if room < 0:
-        return 0
-    if room > w.cap - w.pos:
-        writer_grow(w, room)
-    w.pos = store_run_entry(w.data + w.pos, &e, value, values, keys) - w.data
-    return 1
+    while True:
+        end = store_run_entry(w.data + w.pos, w.data + w.cap, key, value, values, keys, elem.imin, elem.imax,
+                              elem.umax, key_plan.imin, key_plan.imax, key_plan.umax, &need)
+        if end == NULL:
+            return 0
+        if end != NO_ROOM:
+            w.pos = end - w.data
+            return 1
+        writer_grow(w, need)                # (at most twice: the key's room, then the value's)
 
 
 cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
@@ -1772,7 +1730,7 @@ cdef inline unsigned char *container_data_end(unsigned char *p, unsigned char *l
 cdef inline unsigned char *store_map_field(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
                                            bint checked, Py_ssize_t *room) noexcept:
     """write_flat_record's map[K]V field (FLAT_MAP): an exact dict whose entries are all
-    run_entry's, as store_list_field (each entry tested for the room it takes). No Python
+    store_run_entry's, as store_list_field (each entry tested for the room it takes). No Python
     code runs: the dict cannot change."""
     cdef Py_ssize_t n
     cdef unsigned char *entries
@@ -1796,7 +1754,7 @@ cdef inline unsigned char *store_map_field(unsigned char *p, unsigned char *limi
 cdef unsigned char *store_run_entries(unsigned char *p, unsigned char *data_end, PyObject *d, int family,
                                       int64_t imin, int64_t imax, uint64_t umax, int64_t key_min, int64_t key_max,
                                       uint64_t key_umax) noexcept:
-    """The entries of the dict d stored at p, each run_entry's (family: container_run's;
+    """The entries of the dict d stored at p, each store_run_entry's (family: container_run's;
     imin..umax the values' range, key_min..key_umax the keys'), none past data_end: the
     position after them, or NULL for an entry it does not write or when they do not fit.
     run_entries' loop with the values' family a constant in each."""
@@ -1820,16 +1778,15 @@ cdef unsigned char *store_run_entries(unsigned char *p, unsigned char *data_end,
 cdef inline unsigned char *run_entries(unsigned char *p, unsigned char *data_end, PyObject *d, int values, int keys,
                                        int64_t imin, int64_t imax, uint64_t umax, int64_t key_min, int64_t key_max,
                                        uint64_t key_umax) noexcept:
-    """store_run_entries' loop (values and keys as run_entry's)."""
-    cdef Py_ssize_t position = 0, size
+    """store_run_entries' loop (values and keys as store_run_entry's)."""
+    cdef Py_ssize_t position = 0, need
     cdef PyObject *key
     cdef PyObject *value
-    cdef RunEntry e
     while PyDict_Next(<object>d, &position, &key, &value):
-        size = run_entry(&e, key, value, values, keys, imin, imax, umax, key_min, key_max, key_umax)
-        if size < 0 or size > data_end - p:
+        p = store_run_entry(p, data_end, key, value, values, keys, imin, imax, umax, key_min, key_max, key_umax,
+                            &need)
+        if p == NULL or p == NO_ROOM:
             return NULL
-        p = store_run_entry(p, &e, value, values, keys)
     return p
 
 
