@@ -534,16 +534,17 @@ cdef enum:
     READ_RUN_STRUCT = 6
     READ_RUN_F32 = 7
     READ_RUN_BOOL = 8
+    READ_RUN_ANY = 9
 
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     """A slice or array. The item kind is looked at once, not per item: integers,
     float64 and float32, bools, strings, []byte and [N]byte (or pointers to them) are
-    read in line in their own encodings, times and structs by their readers without
-    read_value's dispatch, and a
-    nil item is the element's shared zero (None for a pointer) when it costs nothing;
-    every other item, and every encoding a run does not take (the other family,
-    lenient crossings, truncation and errors), goes to read_value."""
+    read in line in their own encodings, times, structs and interface{} values by their
+    readers without read_value's dispatch, and a nil item is the element's shared zero
+    (None for a pointer) when it costs nothing; every other item, and every encoding a
+    run does not take (the other family, lenient crossings, truncation and errors), goes
+    to read_value."""
     cdef Py_ssize_t n = array_count(r)
     cdef Py_ssize_t i, left
     cdef TypePlan elem = t.elem
@@ -586,6 +587,8 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         run = READ_RUN_STRUCT
     elif item_type.kind == K_BOOL:
         run = READ_RUN_BOOL
+    elif item_type.kind == K_INTF:
+        run = READ_RUN_ANY
     h.header = h.n = 0                  # (set by zp_read_str/_bin before use: gcc cannot tell)
     result = PyList_New(n)
     reader_enter(r)
@@ -631,6 +634,8 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
             elif run == READ_RUN_BOOL and (c == 0xc2 or c == 0xc3):
                 item = c == 0xc3
                 r.pos += 1
+            elif run == READ_RUN_ANY:
+                item = read_any(r)
             else:
                 item = read_value(r, item_type)     # not nil: a pointer reads as its element
         Py_INCREF(item)
@@ -642,6 +647,7 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
 cdef object read_map(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t n = map_count(r)
     cdef Py_ssize_t i
+    cdef bint any_values = t.elem.kind == K_INTF
     cdef PyObject *cached
     cdef KeyProbe probe
     if n < 0:
@@ -656,7 +662,8 @@ cdef object read_map(Reader *r, TypePlan t, unsigned char b):
         else:
             key = read_value(r, t.key)
         trail_key(&r.trail, key)
-        PyDict_SetItem(result, key, read_value(r, t.elem))
+        # an interface{} value (nil too: its zero is None) without read_value's dispatch
+        PyDict_SetItem(result, key, read_any(r) if any_values else read_value(r, t.elem))
     trail_map_done(&r.trail)
     return result
 
@@ -1021,37 +1028,59 @@ cdef int fail_unnamed_iface(Reader *r, TypePlan t) except -1:
 cdef object read_any(Reader *r):
     # Lists and maps are read here, not through read_list/read_map: the loop
     # recursing into read_any directly keeps each nesting level's C frames small.
+    # The first byte picks the reader: fixints and fixstrs by range, 0xc0..0xdf by a
+    # switch; what is left is an array or a map.
     cdef unsigned char b
     cdef Py_ssize_t n, i, header = 0
-    cdef zp_number number
     cdef PyObject *sp
     cdef PyObject *cached
     cdef KeyProbe probe
     if r.pos >= r.end:
         reader_truncated(r, r.pos, 1)
     b = r.buf[r.pos]
-    n = zp_load_number(r.buf + r.pos, r.end - r.pos, &number)
-    if n:                               # as Go reads numbers into interface{}: msgp.Number's families
-        if n < 0:
-            reader_truncated(r, r.pos, -n)
-        r.pos += n
-        return number_value(&number)
-    if b == 0xc0:
+    if b <= 0x7f or b >= 0xe0:          # positive and negative fixint
         r.pos += 1
-        return None
-    if b == 0xc2 or b == 0xc3:
-        r.pos += 1
-        return b == 0xc3
-    n = str_length(r, &header)
-    if n >= 0:
-        value = make_str(r.buf + r.pos + header, n)
-        r.pos += header + n
-        return value
-    n = bin_length(r, &header)
-    if n >= 0:
-        value = new_bytes(r.buf + r.pos + header, n)
-        r.pos += header + n
-        return value
+        return PyLong_FromLongLong(<int8_t>b)
+    if b >= 0xc0:
+        if b == 0xc0:
+            r.pos += 1
+            return None
+        elif b == 0xc2 or b == 0xc3:
+            r.pos += 1
+            return b == 0xc3
+        elif b == 0xcb:
+            if r.end - r.pos > 8:
+                r.pos += 9
+                return PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos - 8)))
+            return _read_any_number(r)
+        elif b == 0xd0 or b == 0xd1 or b == 0xd2 or b == 0xd3:
+            n = 1 << (b & 3)
+            if n < r.end - r.pos:
+                r.pos += 1 + n
+                return PyLong_FromLongLong(zp_load_int_family(b, r.buf + r.pos - n))
+            return _read_any_number(r)
+        elif b == 0xca or b == 0xcc or b == 0xcd or b == 0xce or b == 0xcf:
+            return _read_any_number(r)
+        elif b == 0xd9 or b == 0xda or b == 0xdb:
+            return _read_any_str(r)
+        elif b == 0xc4 or b == 0xc5 or b == 0xc6:
+            n = bin_length(r, &header)
+            value = new_bytes(r.buf + r.pos + header, n)
+            r.pos += header + n
+            return value
+        elif b == 0xc7 or b == 0xc8 or b == 0xc9 or b == 0xd4 or b == 0xd5 or b == 0xd6 or b == 0xd7 or b == 0xd8:
+            n = ext_length(r, &header)
+            return _read_any_ext(r, header, n)
+        elif b == 0xc1:
+            return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
+    elif b >= 0xa0:                     # fixstr
+        n = b & 0x1f
+        if n < r.end - r.pos:
+            value = make_str(r.buf + r.pos + 1, n)
+            r.pos += 1 + n
+            return value
+        return _read_any_str(r)
+    # an array or a map: fix, 16 or 32
     if zp_is_array(b):
         n = array_count(r)
         result = PyList_New(n)
@@ -1063,35 +1092,30 @@ cdef object read_any(Reader *r):
             PyList_SET_ITEM(result, i, item)
         trail_leave(&r.trail)
         return result
-    if zp_is_map(b):
-        # a struct of the schema, named on the wire (not when the first key is a str)
-        if not ((b & 0xf0) == 0x80 and (b == 0x80 or r.pos + 1 < r.end and (r.buf[r.pos + 1] & 0xe0) == 0xa0)):
-            peek_struct_plan(r, &sp)
-            if sp != NULL:
-                return read_struct(r, <StructPlan>sp, b)
-        n = map_count(r)
-        result = {}
-        reader_enter(r)
-        for i in range(n):
-            trail_key_reading(&r.trail)
-            if r.strict and not is_any_map_key(r):
-                fail_any_map_key(r)
-            if r.pos < r.end and r.buf[r.pos] == 0xc0:
-                r.pos += 1              # Go reads a nil key as "" (msgp's ReadMapKeyZC)
-                key = ""
-            elif r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0:
-                cached = cached_fixstr_key(r, &probe)
-                key = <object>cached if cached != NULL else read_fixstr_key(r, &probe)
-            else:
-                key = read_any(r)
-            trail_key(&r.trail, key)
-            PyDict_SetItem(result, key, read_any(r))
-        trail_map_done(&r.trail)
-        return result
-    n = ext_length(r, &header)
-    if n >= 0:
-        return _read_any_ext(r, header, n)
-    return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
+    # a struct of the schema, named on the wire (not when the first key is a str)
+    if not ((b & 0xf0) == 0x80 and (b == 0x80 or r.pos + 1 < r.end and (r.buf[r.pos + 1] & 0xe0) == 0xa0)):
+        peek_struct_plan(r, &sp)
+        if sp != NULL:
+            return read_struct(r, <StructPlan>sp, b)
+    n = map_count(r)
+    result = {}
+    reader_enter(r)
+    for i in range(n):
+        trail_key_reading(&r.trail)
+        if r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0:
+            cached = cached_fixstr_key(r, &probe)
+            key = <object>cached if cached != NULL else read_fixstr_key(r, &probe)
+        elif r.strict and not is_any_map_key(r):
+            fail_any_map_key(r)
+        elif r.pos < r.end and r.buf[r.pos] == 0xc0:
+            r.pos += 1              # Go reads a nil key as "" (msgp's ReadMapKeyZC)
+            key = ""
+        else:
+            key = read_any(r)
+        trail_key(&r.trail, key)
+        PyDict_SetItem(result, key, read_any(r))
+    trail_map_done(&r.trail)
+    return result
 
 
 # Kept out of read_any, called through pointers that the C compiler cannot inline:
@@ -1141,12 +1165,37 @@ cdef object read_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n):
     r.pos += header + n
     return _Ext(code, value)
 
+
+cdef object read_any_number(Reader *r):
+    """A number of read_any's general path, as Go reads numbers into interface{} (msgp.Number's
+    families): float32, the uint family, or a float64 or int the input cuts short."""
+    cdef zp_number number
+    cdef int64_t n = zp_load_number(r.buf + r.pos, r.end - r.pos, &number)
+    if n < 0:
+        reader_truncated(r, r.pos, -n)
+    r.pos += n
+    return number_value(&number)
+
+
+cdef object read_any_str(Reader *r):
+    """A str of read_any's general path: str8, str16, str32, or a fixstr the input cuts short."""
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n = str_length(r, &header)
+    value = make_str(r.buf + r.pos + header, n)
+    r.pos += header + n
+    return value
+
+
 cdef object (*_go_uint64)(uint64_t)
 cdef object (*_go_float32)(uint32_t)
 cdef object (*_read_any_ext)(Reader *, Py_ssize_t, Py_ssize_t)
+cdef object (*_read_any_number)(Reader *)
+cdef object (*_read_any_str)(Reader *)
 _go_uint64 = go_uint64
 _go_float32 = go_float32
 _read_any_ext = read_any_ext
+_read_any_number = read_any_number
+_read_any_str = read_any_str
 
 # Go's shapes of ext 3, 4 and 5 (the encoder's messages; zp_read_message spells the decoder's)
 cdef tuple _GO_EXT_SHAPES = ("complex64 (fixext8)", "complex128 (fixext16)", "time.Time (ext8, 12 bytes)")

@@ -403,7 +403,7 @@ def test_threads_calling_read_next_batch_on_one_stream_get_each_row_once(tmp_pat
 
 
 def test_gil_is_released_while_a_batch_decodes():
-    data = encode_all(a_records(2000)) * 100
+    data = encode_all(a_records(2000)) * 500       # 1M records: tens of milliseconds in one call
     reader = zpa.read(data, EXAMPLES, "A", batch_rows=1 << 30)._open()
     batch, ticks, seconds = ticks_during(reader.next_batch)
     assert batch is not None

@@ -201,10 +201,11 @@ def test_the_gil_is_released_while_a_batch_is_encoded(zp: zebrapack.Schema) -> N
     from zebrapack._core import ArrowRecordEncoder, _import_stream
 
     table = table_of(pa, zp, a_records(zp, 2000), "A")
-    stream = _import_stream(pa.concat_tables([table] * 200).combine_chunks().__arrow_c_stream__())
+    stream = _import_stream(pa.concat_tables([table] * 1000).combine_chunks().__arrow_c_stream__())
     encoder = ArrowRecordEncoder(zp, "A", stream.schema().arrow_type())
     batch = stream.next_batch()
-    # the whole batch in one call of the core
+    # the whole batch (2M records, tens of milliseconds: enough ticks on a loaded machine
+    # too; 400k took 6 ms, which a busy machine's ticker could miss) in one call of the core
     _, ticks, seconds = ticks_during(lambda: encoder.encode(batch, 0, 0, 1 << 40))
     assert ticks >= 3, (seconds, ticks)
 
