@@ -657,9 +657,11 @@ cdef extern from *:
 
 cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except -1:
     """The common element of a slice or map: an exact int, float, str, bool or bytes (of
-    its [N]byte's length), or a datetime in UTC, that fits its declared type, written without the generic
-    dispatch (no Python code runs, so the container cannot change under it). 1 when it
-    wrote the item; 0 leaves it to write_value, which also raises every error."""
+    its [N]byte's length), or a datetime in UTC, that fits its declared type, written
+    without the generic dispatch (no Python code runs, so the container cannot change
+    under it). 1 when it wrote the item; 0 leaves it to write_value, which also raises
+    every error. The declared kind is tested first (the same for every item of a loop,
+    and a container's kind ends it at once), then the one type that kind takes."""
     cdef int kind = t.kind
     cdef PyTypeObject *tp = Py_TYPE(<object>item)
     cdef uint64_t bits
@@ -667,38 +669,42 @@ cdef inline int write_exact_scalar(Writer *w, TypePlan t, PyObject *item) except
     cdef const char *text
     cdef int64_t seconds
     cdef uint32_t nanos
-    if tp == &PyLong_Type:
-        if kind < K_UINT or kind > K_INT64 or not int_fits(<object>item, t.is_signed, t.imin, t.imax, t.umax, &bits):
-            return 0
-        ensure(w, 9)
-        w.pos += zp_store_int(w.data + w.pos, t.is_signed, bits)
-        return 1
-    if tp == &PyFloat_Type:
-        if kind == K_F64:
-            put_f64(w, PyFloat_AS_DOUBLE(<object>item))
-            return 1
-        if kind != K_F32:
-            return 0
-        ensure(w, 5)
-        n = zp_store_f32(w.data + w.pos, PyFloat_AS_DOUBLE(<object>item))
-        w.pos += n
-        return n != 0                       # 0: it overflows float32 (write_float raises)
-    if tp == &PyUnicode_Type:
-        if kind != K_STRING:
+    if kind == K_STRING:
+        if tp != &PyUnicode_Type:
             return 0
         text = exact_str_utf8(<object>item, &n)
         if text == NULL or n > ZP_MAX_LENGTH32:
             return 0
         put_str(w, text, n)
         return 1
-    if tp == &PyBool_Type:
-        if kind != K_BOOL:
+    if K_UINT <= kind <= K_INT64:
+        if tp != &PyLong_Type or not int_fits(<object>item, t.is_signed, t.imin, t.imax, t.umax, &bits):
+            return 0
+        ensure(w, 9)
+        w.pos += zp_store_int(w.data + w.pos, t.is_signed, bits)
+        return 1
+    if kind == K_F64:
+        if tp != &PyFloat_Type:
+            return 0
+        put_f64(w, PyFloat_AS_DOUBLE(<object>item))
+        return 1
+    if kind == K_F32:
+        if tp != &PyFloat_Type:
+            return 0
+        ensure(w, 5)
+        n = zp_store_f32(w.data + w.pos, PyFloat_AS_DOUBLE(<object>item))
+        w.pos += n
+        return n != 0                       # 0: it overflows float32 (write_float raises)
+    if kind == K_BOOL:
+        if tp != &PyBool_Type:
             return 0
         put_byte(w, ZP_TRUE if <object>item is True else ZP_FALSE)
         return 1
-    if tp == &PyBytes_Type:
+    if kind == K_BYTES or kind == K_BYTEARRAY:
+        if tp != &PyBytes_Type:
+            return 0
         n = PyBytes_GET_SIZE(<object>item)
-        if not (kind == K_BYTES or kind == K_BYTEARRAY and n == t.length) or n > ZP_MAX_LENGTH32:
+        if kind == K_BYTEARRAY and n != t.length or n > ZP_MAX_LENGTH32:
             return 0
         put_blob(w, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
         return 1

@@ -535,13 +535,15 @@ cdef enum:
     READ_RUN_F32 = 7
     READ_RUN_BOOL = 8
     READ_RUN_ANY = 9
+    READ_RUN_LIST = 10
+    READ_RUN_MAP = 11
 
 
 cdef object read_list(Reader *r, TypePlan t, unsigned char b):
     """A slice or array. The item kind is looked at once, not per item: integers,
     float64 and float32, bools, strings, []byte and [N]byte (or pointers to them) are
-    read in line in their own encodings, times, structs and interface{} values by their
-    readers without read_value's dispatch, and a nil item is the element's shared zero
+    read in line in their own encodings, times, structs, lists, maps and interface{}
+    values by their readers without read_value's dispatch, and a nil item is the element's shared zero
     (None for a pointer) when it costs nothing; every other item, and every encoding a
     run does not take (the other family, lenient crossings, truncation and errors), goes
     to read_value."""
@@ -589,6 +591,10 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
         run = READ_RUN_BOOL
     elif item_type.kind == K_INTF:
         run = READ_RUN_ANY
+    elif item_type.kind == K_SLICE or item_type.kind == K_ARRAY:
+        run = READ_RUN_LIST
+    elif item_type.kind == K_MAP:
+        run = READ_RUN_MAP
     h.header = h.n = 0                  # (set by zp_read_str/_bin before use: gcc cannot tell)
     result = PyList_New(n)
     reader_enter(r)
@@ -636,6 +642,10 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
                 r.pos += 1
             elif run == READ_RUN_ANY:
                 item = read_any(r)
+            elif run == READ_RUN_LIST:
+                item = read_list(r, item_type, c)
+            elif run == READ_RUN_MAP:
+                item = read_map(r, item_type, c)
             else:
                 item = read_value(r, item_type)     # not nil: a pointer reads as its element
         Py_INCREF(item)
@@ -647,7 +657,7 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
 cdef object read_map(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t n = map_count(r)
     cdef Py_ssize_t i
-    cdef bint any_values = t.elem.kind == K_INTF
+    cdef int value_kind = t.elem.kind
     cdef PyObject *cached
     cdef KeyProbe probe
     if n < 0:
@@ -662,8 +672,17 @@ cdef object read_map(Reader *r, TypePlan t, unsigned char b):
         else:
             key = read_value(r, t.key)
         trail_key(&r.trail, key)
-        # an interface{} value (nil too: its zero is None) without read_value's dispatch
-        PyDict_SetItem(result, key, read_any(r) if any_values else read_value(r, t.elem))
+        # interface{} values (nil too: its zero is None), and lists and maps that are not
+        # nil, straight to their readers, as read_value would call them
+        if value_kind == K_INTF:
+            value = read_any(r)
+        elif (value_kind == K_SLICE or value_kind == K_ARRAY) and r.pos < r.end and r.buf[r.pos] != 0xc0:
+            value = read_list(r, t.elem, r.buf[r.pos])
+        elif value_kind == K_MAP and r.pos < r.end and r.buf[r.pos] != 0xc0:
+            value = read_map(r, t.elem, r.buf[r.pos])
+        else:
+            value = read_value(r, t.elem)
+        PyDict_SetItem(result, key, value)
     trail_map_done(&r.trail)
     return result
 
