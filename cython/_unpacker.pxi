@@ -657,9 +657,12 @@ cdef object read_list(Reader *r, TypePlan t, unsigned char b):
 cdef object read_map(Reader *r, TypePlan t, unsigned char b):
     cdef Py_ssize_t n = map_count(r)
     cdef Py_ssize_t i
-    cdef int value_kind = t.elem.kind
+    cdef TypePlan elem = t.elem
+    cdef int value_kind = elem.kind
     cdef PyObject *cached
     cdef KeyProbe probe
+    cdef uint64_t v
+    cdef int64_t size
     if n < 0:
         reader_type_error(r, t.go, b)
     result = _PyDict_NewPresized(n)       # n is bounded by the input's length
@@ -672,10 +675,24 @@ cdef object read_map(Reader *r, TypePlan t, unsigned char b):
         else:
             key = read_value(r, t.key)
         trail_key(&r.trail, key)
-        # interface{} values (nil too: its zero is None), and lists and maps that are not
-        # nil, straight to their readers, as read_value would call them
+        # interface{} values (nil too: its zero is None), integers, fixstrs, float64s, lists and
+        # maps that are not nil, straight to their readers, as read_value (and read_struct
+        # for a field) would call them
         if value_kind == K_INTF:
             value = read_any(r)
+        elif value_kind >= K_UINT and value_kind <= K_INT64 and r.pos < r.end and (size := zp_read_int_fast(
+                r.buf + r.pos, r.end - r.pos, elem.is_signed, elem.imin, elem.imax, elem.umax, &v)) != 0:
+            # read_integer's in-line part (its other cases, and nil, through read_value;
+            # a third call of read_integer itself would take it out of line)
+            r.pos += size
+            value = int_object(v, elem.is_signed)
+        elif value_kind == K_STRING and r.pos < r.end and (r.buf[r.pos] & 0xe0) == 0xa0 \
+                and (r.buf[r.pos] & 0x1f) < r.end - r.pos:
+            value = make_str(r.buf + r.pos + 1, r.buf[r.pos] & 0x1f)
+            r.pos += 1 + (r.buf[r.pos] & 0x1f)
+        elif value_kind == K_F64 and r.pos < r.end and r.buf[r.pos] == 0xcb and r.end - r.pos >= 9:
+            value = PyFloat_FromDouble(zp_double_from_bits(zp_load_u64(r.buf + r.pos + 1)))
+            r.pos += 9
         elif (value_kind == K_SLICE or value_kind == K_ARRAY) and r.pos < r.end and r.buf[r.pos] != 0xc0:
             value = read_list(r, t.elem, r.buf[r.pos])
         elif value_kind == K_MAP and r.pos < r.end and r.buf[r.pos] != 0xc0:
