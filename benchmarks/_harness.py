@@ -153,18 +153,24 @@ def machine() -> str:
 
     import zebrapack
 
+    from zebrapack import _core
+
     cpu = platform.processor() or platform.machine()
     try:
+        fields: dict[str, str] = {}
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+        if "model name" in fields:
+            # "AMD EPYC" names Zen 4 and Zen 5 alike; family and model tell them apart.
+            cpu = f"{fields['model name']} (family {fields.get('cpu family', '?')} model {fields.get('model', '?')})"
     except OSError:
         pass
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     return (f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
             f"Python {sys.version.split()[0]}, zebrapack {zebrapack.__version__}, "
             f"msgspec {msgspec.__version__}, msgpack {'.'.join(map(str, msgpack.version))}; "
+            f"long copies by {_core._long_copy_mode()}; "
             f"load average {load}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
 
 

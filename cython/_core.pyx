@@ -85,6 +85,7 @@ from libc.string cimport memcmp, memcpy, memmove, memset
 
 import datetime as _datetime_module
 import gc as _gc_module
+import os as _os
 import sys as _sys_module
 from types import GenericAlias as _GenericAlias
 
@@ -117,6 +118,11 @@ cdef extern from "zp_wire.h":
     int zp_u64_fits_double(uint64_t v) noexcept nogil
     Py_ssize_t ZP_COPY_LONG_MIN
     void zp_copy_init() noexcept nogil
+    int zp_copy_get_mode() noexcept nogil
+    int zp_copy_set_mode(int mode) noexcept nogil
+    enum:
+        ZP_COPY_MEMCPY
+        ZP_COPY_LOOP
     void zp_copy(unsigned char *dst, const void *src, Py_ssize_t n) noexcept nogil
     enum:
         ZP_NUMBER_NONE
@@ -256,7 +262,28 @@ cdef object _ExtTypes = (Ext, _MsgpackExtType)
 cdef object _DecodeError = DecodeError
 cdef object _TornTailError = TornTailError
 cdef object _EncodeError = EncodeError
-zp_copy_init()      # whether long str and bytes payloads take the AVX2 loop (zp_wire.h)
+_LONG_COPY_MODES = {"memcpy": ZP_COPY_MEMCPY, "loop": ZP_COPY_LOOP}
+
+
+def _long_copy_mode():
+    """How this process copies long str and bytes payloads (16 KiB to 4 MiB): "loop"
+    (the core's AVX2 loop) or "memcpy" (zp_copy in zp_wire.h)."""
+    return "loop" if zp_copy_get_mode() == ZP_COPY_LOOP else "memcpy"
+
+
+def _set_long_copy_mode(str mode):
+    """Sets how long payloads are copied ("loop" or "memcpy"); the tests take each."""
+    if mode not in _LONG_COPY_MODES:
+        raise ValueError(f"long copies are made by 'loop' or 'memcpy', not {mode!r}")
+    if not zp_copy_set_mode(_LONG_COPY_MODES[mode]):
+        raise ValueError(f"long copies cannot be made by {mode!r} here (no AVX2 in this build or machine)")
+
+
+# Which way long payloads are copied is measured here, once (zp_wire.h: the processor
+# decides); ZEBRAPACK_LONG_COPY=loop or memcpy fixes it (benchmarks that compare machines).
+zp_copy_init()
+if _os.environ.get("ZEBRAPACK_LONG_COPY"):
+    _set_long_copy_mode(_os.environ["ZEBRAPACK_LONG_COPY"])
 
 
 cdef inline object new_bytes(const unsigned char *p, Py_ssize_t n):

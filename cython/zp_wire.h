@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include <Python.h>     /* Py_ssize_t only */
+#include <Python.h>     /* Py_ssize_t, PyMem_RawMalloc */
 
 /* 1 where words are known to be stored little-endian: GCC and clang say so,
  * and every Windows target MSVC compiles for is. 0 takes the portable paths. */
@@ -305,20 +305,26 @@ static inline int zp_u64_fits_double(uint64_t v) {
 }
 
 /* Long copies: the payloads of large str and bytes values, encoded and decoded.
- * glibc's memcpy moves 16 KiB to a few MiB with `rep movsb`, whose speed depends on how
- * the destination is aligned; a value's bytes rarely are (a bytes object's data starts
- * 32 bytes in, then a 1-5 byte header). 32-byte loads and 64-byte aligned stores took
- * 3% less time for 1 MiB, 18% for 256 KiB and 28% for 64 KiB on the AMD EPYC we measure
- * on (docs/performance-log.md), and no more below 16 KiB. Past ZP_COPY_LONG_MAX memcpy
- * keeps them: it streams copies larger than the caches past them. Built with gcc and
- * clang for x86-64, run where the machine has AVX2 (asked once at import: zp_copy_init);
- * elsewhere memcpy. */
+ * glibc's memcpy moves 16 KiB to a few MiB with `rep movsb`, whose speed depends on the
+ * processor and on how the destination is aligned; a value's bytes rarely are (a bytes
+ * object's data starts 32 bytes in, then a 1-5 byte header). On the Zen 4 EPYC we
+ * measure on, 32-byte loads and 64-byte aligned stores take 20% less time than memcpy
+ * for 64-256 KiB and as long for 1 MiB; on a Zen 5 EPYC memcpy took 25% less for
+ * 100 KiB (docs/performance-log.md). So which one copies is measured once, at import
+ * (zp_copy_init: the best of several 64 KiB copies each, interleaved), and the loop
+ * is taken only where it is clearly faster. Past ZP_COPY_LONG_MAX memcpy keeps them:
+ * it streams copies larger than the caches past them. The loop is built with gcc and
+ * clang for x86-64 and run only where the machine has AVX2; elsewhere memcpy. */
 #define ZP_COPY_LONG_MIN ((Py_ssize_t)16 << 10)
 #define ZP_COPY_LONG_MAX ((Py_ssize_t)4 << 20)
+#define ZP_COPY_MEMCPY 0        /* zp_copy_mode's values */
+#define ZP_COPY_LOOP 1
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define ZP_COPY_AVX2 1
 #include <immintrin.h>
-static int zp_copy_avx2_ok;
+#include <x86intrin.h>
+static int zp_copy_avx2_ok;     /* the machine has AVX2 */
+static int zp_copy_mode;        /* ZP_COPY_LOOP where long copies take the loop */
 
 __attribute__((target("avx2"))) static void zp_copy_long_avx2(unsigned char *dst, const unsigned char *src, size_t n) {
     size_t head = (size_t)(-(uintptr_t)dst & 63);       /* up to dst's next 64-byte line */
@@ -338,22 +344,91 @@ __attribute__((target("avx2"))) static void zp_copy_long_avx2(unsigned char *dst
     }
     memcpy(dst, src, n);
 }
+
+/* Time-stamp counter ticks for `copies` copies of n bytes by one way. noinline: the
+ * measured call is the one zp_copy makes. */
+__attribute__((noinline)) static uint64_t zp_copy_ticks(int loop, unsigned char *dst, const unsigned char *src,
+                                                        size_t n, int copies) {
+    uint64_t start = __rdtsc();
+    for (int i = 0; i < copies; i++) {
+        if (loop)
+            zp_copy_long_avx2(dst, src, n);
+        else
+            memcpy(dst, src, n);
+        __asm__ __volatile__("" : : "r"(dst) : "memory");     /* each copy is done */
+    }
+    return __rdtsc() - start;
+}
+
+/* Measures both ways on 64 KiB from a source 16 bytes past a 64-byte line to a
+ * destination 37 past one (where a bytes object's payload starts after a 5-byte
+ * header): seven rounds, interleaved, the best of each kept. The loop is chosen where
+ * its best is at least 5% below memcpy's; level, memcpy (which follows the processor). */
+static int zp_copy_measure(void) {
+    const size_t n = (size_t)64 << 10;
+    unsigned char *src = (unsigned char *)PyMem_RawMalloc(n + 128);
+    unsigned char *dst = (unsigned char *)PyMem_RawMalloc(n + 128);
+    int mode = ZP_COPY_MEMCPY;
+    if (src != NULL && dst != NULL) {
+        uint64_t best_memcpy = UINT64_MAX, best_loop = UINT64_MAX;
+        unsigned char *s = src + ((-(uintptr_t)src & 63) + 16);
+        unsigned char *d = dst + ((-(uintptr_t)dst & 63) + 37);
+        memset(src, 0x5a, n + 128);
+        memset(dst, 0, n + 128);
+        for (int round = 0; round < 7; round++) {
+            uint64_t t = zp_copy_ticks(0, d, s, n - 64, 3);
+            if (t < best_memcpy)
+                best_memcpy = t;
+            t = zp_copy_ticks(1, d, s, n - 64, 3);
+            if (t < best_loop)
+                best_loop = t;
+        }
+        if (best_loop < best_memcpy - best_memcpy / 20)
+            mode = ZP_COPY_LOOP;
+    }
+    PyMem_RawFree(src);
+    PyMem_RawFree(dst);
+    return mode;
+}
 #else
 #define ZP_COPY_AVX2 0
 #endif
 
-/* Decides whether long copies take the AVX2 loop here. Called once, at import. */
+/* Decides, once at import, whether long copies take the loop here (see above). */
 static inline void zp_copy_init(void) {
 #if ZP_COPY_AVX2
     __builtin_cpu_init();
     zp_copy_avx2_ok = __builtin_cpu_supports("avx2") != 0;
+    zp_copy_mode = zp_copy_avx2_ok ? zp_copy_measure() : ZP_COPY_MEMCPY;
 #endif
 }
 
-/* Copy n bytes, a long copy (ZP_COPY_LONG_MIN..ZP_COPY_LONG_MAX) by the loop above. */
+/* How long copies are made: ZP_COPY_LOOP or ZP_COPY_MEMCPY. */
+static inline int zp_copy_get_mode(void) {
+#if ZP_COPY_AVX2
+    return zp_copy_mode;
+#else
+    return ZP_COPY_MEMCPY;
+#endif
+}
+
+/* Sets how long copies are made (ZEBRAPACK_LONG_COPY, the tests); 0 where the loop is
+ * asked for and this build or machine has none. */
+static inline int zp_copy_set_mode(int mode) {
+#if ZP_COPY_AVX2
+    if (mode == ZP_COPY_LOOP && !zp_copy_avx2_ok)
+        return 0;
+    zp_copy_mode = mode;
+    return 1;
+#else
+    return mode == ZP_COPY_MEMCPY;
+#endif
+}
+
+/* Copy n bytes, a long copy (ZP_COPY_LONG_MIN..ZP_COPY_LONG_MAX) the way chosen above. */
 static inline void zp_copy(unsigned char *dst, const void *src, Py_ssize_t n) {
 #if ZP_COPY_AVX2
-    if (n >= ZP_COPY_LONG_MIN && n <= ZP_COPY_LONG_MAX && zp_copy_avx2_ok) {
+    if (n >= ZP_COPY_LONG_MIN && n <= ZP_COPY_LONG_MAX && zp_copy_mode == ZP_COPY_LOOP) {
         zp_copy_long_avx2(dst, (const unsigned char *)src, (size_t)n);
         return;
     }

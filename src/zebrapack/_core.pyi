@@ -3,7 +3,7 @@
 import os
 from collections.abc import Iterator, Mapping
 from mmap import mmap
-from typing import Any, Generic, SupportsFloat, SupportsIndex, TypeVar
+from typing import Any, Generic, Literal, SupportsFloat, SupportsIndex, TypeVar
 
 from .schema.model import SchemaDef
 
@@ -64,6 +64,8 @@ class StreamDecoder(Generic[_R]):
     def __iter__(self) -> Iterator[_R]: ...
     def __next__(self) -> _R: ...
 
+def _long_copy_mode() -> Literal["loop", "memcpy"]: ...
+def _set_long_copy_mode(mode: Literal["loop", "memcpy"]) -> None: ...
 def skip_records(data: bytes | bytearray | memoryview | mmap, start: int, max_records: int, max_end: int,
                  max_depth: int = ..., partial: bool = ...) -> tuple[int, int]: ...
 def record_ends(data: bytes | bytearray | memoryview, start: int, max_records: int, max_bytes: int,

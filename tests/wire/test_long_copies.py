@@ -1,12 +1,17 @@
 """Long str and bytes payloads (16 KiB to 4 MiB) are copied by the core's own loop
-(zp_copy in zp_wire.h: aligned stores, where the machine has AVX2), in encoding and in
-decoding: every byte lands in its place whatever the alignment of the source and of the
-destination, at the loop's limits and one byte either side of them, and the wire is
-msgpack's own."""
+(zp_copy in zp_wire.h: aligned stores, where the machine has AVX2) or by memcpy, as
+measured at import, in encoding and in decoding: by either way every byte lands in its
+place whatever the alignment of the source and of the destination, at the loop's limits
+and one byte either side of them, and the wire is msgpack's own. ZEBRAPACK_LONG_COPY
+fixes the way, and a wrong value stops the import with the values it takes."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +19,7 @@ import msgpack
 import pytest
 
 import zebrapack
+from zebrapack import _core
 
 LONG_MIN = 16 << 10
 LONG_MAX = 4 << 20
@@ -27,9 +33,27 @@ class Payloads:
     Any: Any = field(default=None, metadata={"zid": 3})
 
 
-@pytest.fixture(scope="module")
-def schema() -> zebrapack.Schema:
-    return zebrapack.schema_from_dataclasses(Payloads, package="copies")
+def has_loop() -> bool:
+    before = _core._long_copy_mode()
+    try:
+        _core._set_long_copy_mode("loop")
+    except ValueError:
+        return False
+    _core._set_long_copy_mode(before)
+    return True
+
+
+COPY_MODES = ["memcpy", pytest.param("loop", marks=pytest.mark.skipif(not has_loop(), reason="no AVX2 here"))]
+
+
+@pytest.fixture(scope="module", params=COPY_MODES)
+def schema(request: pytest.FixtureRequest) -> Iterator[zebrapack.Schema]:
+    before = _core._long_copy_mode()
+    _core._set_long_copy_mode(request.param)
+    try:
+        yield zebrapack.schema_from_dataclasses(Payloads, package="copies")
+    finally:
+        _core._set_long_copy_mode(before)
 
 
 def msgpack_map(data: bytes) -> dict[int, Any]:
@@ -69,3 +93,32 @@ def test_a_long_value_in_a_buffer_read_again_at_an_odd_offset(schema: zebrapack.
     for shift in (1, 3, 17):
         shifted = memoryview(b"\x00" * shift + data)[shift:]
         assert schema.decode(shifted, Payloads).B == blob
+
+
+def import_with(value: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ZEBRAPACK_LONG_COPY": value}
+    code = "from zebrapack import _core; print(_core._long_copy_mode())"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_environment_fixes_the_way_long_payloads_are_copied() -> None:
+    done = import_with("memcpy")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "memcpy"
+    if has_loop():
+        done = import_with("loop")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "loop"
+
+
+def test_a_wrong_way_in_the_environment_stops_the_import() -> None:
+    done = import_with("rep-movsb")
+    assert done.returncode != 0
+    assert "ValueError: long copies are made by 'loop' or 'memcpy', not 'rep-movsb'" in done.stderr
+
+
+def test_setting_an_unknown_way_is_refused() -> None:
+    before = _core._long_copy_mode()
+    with pytest.raises(ValueError, match="'loop' or 'memcpy', not 'fast'"):
+        _core._set_long_copy_mode("fast")
+    assert _core._long_copy_mode() == before
