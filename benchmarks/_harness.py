@@ -152,7 +152,6 @@ def machine() -> str:
     import msgspec
 
     import zebrapack
-
     from zebrapack import _core
 
     cpu = platform.processor() or platform.machine()

@@ -282,8 +282,8 @@ def _set_long_copy_mode(str mode):
 # Which way long payloads are copied is measured here, once (zp_wire.h: the processor
 # decides); ZEBRAPACK_LONG_COPY=loop or memcpy fixes it (benchmarks that compare machines).
 zp_copy_init()
-if _os.environ.get("ZEBRAPACK_LONG_COPY"):
-    _set_long_copy_mode(_os.environ["ZEBRAPACK_LONG_COPY"])
+if _long_copy_asked := _os.environ.get("ZEBRAPACK_LONG_COPY"):
+    _set_long_copy_mode(_long_copy_asked)
 
 
 cdef inline object new_bytes(const unsigned char *p, Py_ssize_t n):

@@ -309,8 +309,9 @@ static inline int zp_u64_fits_double(uint64_t v) {
  * processor and on how the destination is aligned; a value's bytes rarely are (a bytes
  * object's data starts 32 bytes in, then a 1-5 byte header). On the Zen 4 EPYC we
  * measure on, 32-byte loads and 64-byte aligned stores take 20% less time than memcpy
- * for 64-256 KiB and as long for 1 MiB; on a Zen 5 EPYC memcpy took 25% less for
- * 100 KiB (docs/performance-log.md). So which one copies is measured once, at import
+ * for 64-256 KiB and as long for 1 MiB; on another EPYC host this VM ran on, memcpy
+ * was the faster, and the loop made a 100 KiB bytes decode 1.33x msgspec's, whose copy
+ * is memcpy (docs/performance-log.md). So which one copies is measured once, at import
  * (zp_copy_init: the best of several 64 KiB copies each, interleaved), and the loop
  * is taken only where it is clearly faster. Past ZP_COPY_LONG_MAX memcpy keeps them:
  * it streams copies larger than the caches past them. The loop is built with gcc and
