@@ -3,10 +3,12 @@ decoded in parallel, give the table, the errors and the torn tails one thread gi
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import random
 import threading
 import time
+import zlib
 
 import msgpack
 import pytest
@@ -14,7 +16,7 @@ import pytest
 import zebrapack
 import zebrapack.arrow as zpa
 from zebrapack.arrow import _threads
-from zebrapack.recordio.index_format import IndexEntry
+from zebrapack.recordio.index_format import IndexEntry, parse_index
 
 from support.engines import engine
 
@@ -322,3 +324,128 @@ def test_a_range_holds_a_few_batches_of_records_so_that_threads_overlap(a_file, 
     assert step * 0.9 <= min(sizes[:-1]) <= max(sizes[:-1]) <= step * 1.1 + (16 << 10)     # (guessed: a little past)
     one = zpa.read(path, a_file.schema, type="A", batch_rows=batch_rows).read_all()
     assert zpa.read(path, a_file.schema, type="A", batch_rows=batch_rows, threads=2).read_all().equals(one)
+
+
+# -- damaged files and forged indexes, drawn by seed ----------------------------------------
+
+
+def read_outcome(source, record_file, **options):
+    """The table of every batch delivered, and the error that ended the read (or None),
+    as (type, message, record, offset)."""
+    batches = []
+    error = None
+    try:
+        for batch in zpa.read(source, record_file.schema, type=record_file.type, **options):
+            batches.append(batch)
+    except zebrapack.DecodeError as exc:
+        error = (type(exc), str(exc), getattr(exc, "record", None), exc.offset)
+    return batches, error
+
+
+def first_records(record_file, count):
+    records = record_file.schema.decode_all(record_file.data, record_file.type)[:count]
+    return b"".join(record_file.schema.encode(record) for record in records)
+
+
+def damaged(rng, data):
+    """data with one to three damages: a byte changed (to anything, or to a header that
+    claims more), bytes put in or cut out, the end cut off, a run of bytes repeated."""
+    data = bytearray(data)
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        at = rng.randrange(len(data))
+        kind = rng.randrange(6)
+        if kind == 0:
+            data[at] = rng.randrange(256)
+        elif kind == 1:
+            data[at] = rng.choice([0xdf, 0xdd, 0xc1, 0xd9, 0xc6, 0x8f, 0xff])
+        elif kind == 2:
+            data[at:at] = rng.randbytes(rng.randrange(1, 6))
+        elif kind == 3:
+            del data[at:at + rng.randrange(1, 8)]
+        elif kind == 4:
+            del data[at:]
+        else:
+            data[at:at] = data[max(0, at - 40):at]
+        if not data:
+            data = bytearray(b"\x80")
+    return bytes(data)
+
+
+def rows_of(batches):
+    """The rows of the batches, NaN equal to NaN (damage can make a float64 one, and
+    ``Table.equals`` takes NaN as unequal to itself)."""
+    return repr([row for batch in batches for row in batch.to_pylist()])
+
+
+def same_outcome(one, many):
+    (one_batches, one_error), (many_batches, many_error) = one, many
+    assert many_error == one_error
+    assert rows_of(many_batches) == rows_of(one_batches)
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_damaged_file_gives_the_rows_and_the_error_of_one_thread(a_file, tmp_path, seed):
+    rng = random.Random(seed)
+    data = damaged(rng, first_records(a_file, 300))
+    path = tmp_path / "damaged.zpk"
+    path.write_bytes(data)
+    indexed = tmp_path / "damaged-indexed.zpk"
+    indexed.write_bytes(data)
+    sources = [data, path, [first_records(a_file, 20), data, path]]
+    try:
+        zebrapack.build_index(indexed, every=rng.choice([3, 7, 20]))
+        sources.append(indexed)
+    except zebrapack.DecodeError:       # damage the index cannot step over: no index
+        pass
+    batch_rows = rng.choice([1, 7, 50, 65536])
+    for source in sources:
+        one = read_outcome(source, a_file, batch_rows=batch_rows)
+        for threads in (2, 3):
+            same_outcome(one, read_outcome(source, a_file, batch_rows=batch_rows, threads=threads))
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_forged_well_formed_index_gives_the_table_of_one_thread_or_a_decode_error(a_file, tmp_path, seed):
+    # entries moved into records, their counts changed, two made one (under a larger
+    # `every`), each entry's checksum made to match the bytes it now names (nine times in
+    # ten): a hostile index that passes the index's own checks, not a damaged one. Threads
+    # read by it; one thread does not need it.
+    rng = random.Random(seed)
+    data = first_records(a_file, 300)
+    path = tmp_path / "forged.zpk"
+    path.write_bytes(data)
+    zebrapack.build_index(path, every=rng.choice([3, 7, 20, 64]))
+    index = parse_index((tmp_path / "forged.zpk.zpi").read_bytes())
+    every = index.every * rng.choice([1, 2])
+    starts = [entry.start for entry in index.entries] + [index.data_size]
+    counts = [entry.records for entry in index.entries]
+    for _ in range(rng.choice([1, 2, 3])):
+        at = rng.randrange(1, len(counts)) if len(counts) > 1 else 0
+        kind = rng.randrange(3) if at else 1
+        if kind == 0:       # a start moved, between its neighbours
+            starts[at] = min(max(starts[at] + rng.choice([-3, -1, 1, 2, 5, 17]), starts[at - 1] + counts[at - 1]),
+                             starts[at + 1] - counts[at])
+        elif kind == 1:
+            counts[at] = rng.randint(1, every)
+        else:               # two entries made one
+            del starts[at]
+            counts[at - 1] = min(counts[at - 1] + counts.pop(at), every)
+    entries = []
+    for start, stop, count in zip(starts, starts[1:], counts):
+        crc = zlib.crc32(data[start:stop]) if rng.random() < 0.9 else rng.randrange(1 << 32)
+        entries.append(IndexEntry(start, stop, count, crc))
+    forged = dataclasses.replace(index, entries=tuple(entries), record_count=sum(counts), every=every)
+    (tmp_path / "forged.zpk.zpi").write_bytes(forged.to_bytes())
+    assert parse_index(forged.to_bytes()) == forged         # it passes the index's checks
+    batch_rows = rng.choice([1, 7, 50, 65536])
+    table, error = read_outcome(path, a_file, batch_rows=batch_rows)
+    assert error is None
+    one = pa.Table.from_batches(table)
+    for threads in (2, 3):
+        batches, error = read_outcome(path, a_file, batch_rows=batch_rows, threads=threads)
+        many = pa.Table.from_batches(batches, schema=one.schema)
+        if error is None:
+            assert many.equals(one)
+        else:       # every row before it is the file's, and the message blames the index
+            assert error[0] is zebrapack.DecodeError and "index" in error[1]
+            assert many.equals(one.slice(0, many.num_rows))

@@ -189,8 +189,9 @@ class ParallelBatches:
                 self._acquire(budget)
                 slot.put(("batch", batch))
             if item.records is not None and rows != item.records:
-                error = DecodeError(f"{item.records} records were found here before, {rows} now "
-                                    f"(the file changed while it was read) (record {rows})", "$", item.stop)
+                error = DecodeError(f"{item.records} records were counted here before (by the index or a scan "
+                                    f"of the file), {rows} now (a wrong index, or the file changed while it "
+                                    f"was read) (record {rows})", "$", item.stop)
                 error.record = rows     # type: ignore[attr-defined]
                 raise error
         except (Closed, KeyboardInterrupt):
