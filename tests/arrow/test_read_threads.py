@@ -19,6 +19,7 @@ from zebrapack.arrow import _threads
 from zebrapack.recordio.index_format import IndexEntry, parse_index
 
 from support.engines import engine
+from support.mutations import drawn_mutations, mutated
 
 pa = engine("pyarrow")
 
@@ -330,8 +331,8 @@ def test_a_range_holds_a_few_batches_of_records_so_that_threads_overlap(a_file, 
 
 
 def read_outcome(source, record_file, **options):
-    """The table of every batch delivered, and the error that ended the read (or None),
-    as (type, message, record, offset)."""
+    """Every batch delivered, and the error that ended the read (or None) as (type,
+    message, record, offset)."""
     batches = []
     error = None
     try:
@@ -345,30 +346,6 @@ def read_outcome(source, record_file, **options):
 def first_records(record_file, count):
     records = record_file.schema.decode_all(record_file.data, record_file.type)[:count]
     return b"".join(record_file.schema.encode(record) for record in records)
-
-
-def damaged(rng, data):
-    """data with one to three damages: a byte changed (to anything, or to a header that
-    claims more), bytes put in or cut out, the end cut off, a run of bytes repeated."""
-    data = bytearray(data)
-    for _ in range(rng.choice([1, 1, 2, 3])):
-        at = rng.randrange(len(data))
-        kind = rng.randrange(6)
-        if kind == 0:
-            data[at] = rng.randrange(256)
-        elif kind == 1:
-            data[at] = rng.choice([0xdf, 0xdd, 0xc1, 0xd9, 0xc6, 0x8f, 0xff])
-        elif kind == 2:
-            data[at:at] = rng.randbytes(rng.randrange(1, 6))
-        elif kind == 3:
-            del data[at:at + rng.randrange(1, 8)]
-        elif kind == 4:
-            del data[at:]
-        else:
-            data[at:at] = data[max(0, at - 40):at]
-        if not data:
-            data = bytearray(b"\x80")
-    return bytes(data)
 
 
 def rows_of(batches):
@@ -386,7 +363,7 @@ def same_outcome(one, many):
 @pytest.mark.parametrize("seed", range(16))
 def test_a_damaged_file_gives_the_rows_and_the_error_of_one_thread(a_file, tmp_path, seed):
     rng = random.Random(seed)
-    data = damaged(rng, first_records(a_file, 300))
+    data = mutated(first_records(a_file, 300), drawn_mutations(rng)) or b"\x80"
     path = tmp_path / "damaged.zpk"
     path.write_bytes(data)
     indexed = tmp_path / "damaged-indexed.zpk"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 
+from support.mutations import INTERESTING, mutated
 from support.vectors import MANIFEST, TESTS, vector_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -15,9 +16,6 @@ sys.path.insert(0, str(TESTS / "fuzz"))
 from decode_target import check_input  # noqa: E402
 
 SEEDS = sorted({vector_bytes(case) for case in MANIFEST if len(vector_bytes(case)) < 4096})
-#: Lead bytes of every msgpack family, the never-used one, and the largest lengths.
-INTERESTING = [0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc6, 0xc7, 0xc9,
-               0xca, 0xcb, 0xcc, 0xcf, 0xd0, 0xd3, 0xd4, 0xd8, 0xd9, 0xdb, 0xdc, 0xdd, 0xde, 0xdf, 0xe0, 0xff]
 
 positions = st.integers(0, 1 << 16)
 mutation = st.one_of(
@@ -28,27 +26,6 @@ mutation = st.one_of(
     st.tuples(st.just("duplicate"), positions, st.integers(1, 32)),
     st.tuples(st.just("truncate"), positions, st.just(0)),
 )
-
-
-def mutated(seed: bytes, mutations: list[tuple[str, int, object]]) -> bytes:
-    data = bytearray(seed)
-    for operation, position, argument in mutations:
-        if not data:
-            break
-        at = position % len(data)
-        if operation == "flip":
-            data[at] ^= 1 << argument  # type: ignore[operator]
-        elif operation == "replace":
-            data[at] = argument  # type: ignore[call-overload]
-        elif operation == "insert":
-            data[at:at] = argument  # type: ignore[index]
-        elif operation == "delete":
-            del data[at:at + argument]  # type: ignore[operator]
-        elif operation == "duplicate":
-            data[at:at] = data[at:at + argument]  # type: ignore[operator]
-        else:
-            del data[at:]
-    return bytes(data)
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
