@@ -350,8 +350,13 @@ def first_records(record_file, count):
 
 def rows_of(batches):
     """The rows of the batches, NaN equal to NaN (damage can make a float64 one, and
-    ``Table.equals`` takes NaN as unequal to itself)."""
-    return repr([row for batch in batches for row in batch.to_pylist()])
+    ``Table.equals`` takes NaN as unequal to itself), times as their integers (damage can
+    make one that ``datetime`` cannot hold)."""
+    def plain(batch):
+        columns = [column.cast(pa.int64()) if pa.types.is_timestamp(column.type) else column
+                   for column in batch.columns]
+        return pa.RecordBatch.from_arrays(columns, names=batch.schema.names).to_pylist()
+    return repr([row for batch in batches for row in plain(batch)])
 
 
 def same_outcome(one, many):
