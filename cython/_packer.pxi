@@ -863,6 +863,7 @@ cdef void set_flat_kind(FieldC *fc, FieldPlan fp) noexcept:
     fc.flat_inline_kind = fc.inline_kind
     fc.list_run = -1
     fc.list_nullable = False
+    fc.any_levels = 0                       # (settle_flat)
     if fc.inline_kind != INLINE_NONE:
         fc.flat_kind = FLAT_INLINE
         return
@@ -1475,16 +1476,131 @@ cdef inline unsigned char *store_any_field(unsigned char *p, unsigned char *limi
                                            bint checked, Py_ssize_t *room, Py_ssize_t *count) noexcept:
     """store_inline_rare_field's interface{} field (INLINE_ANY), never left out (the
     reference writes a nil one as nil): a str that has UTF-8, or one of
-    store_any_scalar's values, as any_atom writes them; NULL for anything else, which
-    write_value's write_any writes or refuses (a container, bytes, a time, out of range)."""
+    store_any_scalar's values, as any_atom writes them; in write_flat_record (count not
+    NULL), an exact list or dict too (store_any_container_field). NULL for anything else,
+    which write_value's write_any writes or refuses (bytes, a time, out of range)."""
     cdef PyTypeObject *tp = Py_TYPE(<object>slot)
     if tp == &PyUnicode_Type:               # as a string field's, "" written too
         return store_inline_field(p, limit, fc, INLINE_STR, slot, False, checked, room, count, False)
     if tp == &PyDict_Type or tp == &PyList_Type:
-        return NULL                         # (the common containers, at once)
+        if count == NULL or fc.any_levels == 0:
+            return NULL                     # write_struct's, or a plan too deep for them: write_any
+        return store_any_container_field(p, limit, fc, slot, checked, room, count)
     if checked and fc.inline_room > limit - p:
         return NO_ROOM
     return store_any_scalar(store_counted_key(p, fc, count), slot)
+
+
+cdef unsigned char *store_any_container_field(unsigned char *p, unsigned char *limit, FieldC *fc, PyObject *slot,
+                                              bint checked, Py_ssize_t *room, Py_ssize_t *count) noexcept:
+    """store_any_field's exact list or dict in write_flat_record, stored under its key as
+    store_list_field stores a list (its key in the field's inline_room, the rest data):
+    store_any_container's, fc.any_levels deep. NULL when it does not take it or it does
+    not fit: write_struct writes the record (a miss: write_flat_record_by_value's)."""
+    cdef unsigned char *data
+    if checked and fc.inline_room > limit - p:
+        return NULL
+    p = store_counted_key(p, fc, count)
+    data = p
+    p = store_any_container(p, container_data_end(p, limit, checked, room), slot, fc.any_levels)
+    if p != NULL and not checked:
+        room[0] -= p - data
+    return p
+
+
+cdef unsigned char *store_any_container(unsigned char *p, unsigned char *end, PyObject *obj, int levels) noexcept:
+    """An exact list or dict inside interface{} stored at p as write_any_list and
+    write_any_map write it (the same bytes), none of it past end: when every item, key
+    and value is one store_any_value takes within ``levels`` (this one the first of
+    them). The position after it; NULL, for write_any, otherwise.
+    No Python code runs: exact types, a str's UTF-8 cached by CPython without the
+    collector (zp_str_utf8_or_null), so the list or dict cannot change."""
+    cdef Py_ssize_t n, i, position = 0, size
+    cdef PyObject *key
+    cdef PyObject *item
+    cdef const char *text
+    if Py_TYPE(<object>obj) == &PyList_Type:
+        n = PyList_GET_SIZE(<object>obj)
+        if n > ZP_MAX_LENGTH32 or end - p < 5:
+            return NULL
+        p += zp_store_header(p, ZP_ARRAY, n)
+        for i in range(n):
+            p = store_any_value(p, end, PyList_GET_ITEM(<object>obj, i), levels)
+            if p == NULL:
+                return NULL
+        return p
+    n = PyDict_GET_SIZE(<object>obj)
+    if n > ZP_MAX_LENGTH32 or end - p < 5:
+        return NULL
+    p += zp_store_header(p, ZP_MAP, n)
+    while PyDict_Next(<object>obj, &position, &key, &item):
+        if Py_TYPE(<object>key) != &PyUnicode_Type:     # write_any_odd_entry's: written or refused
+            return NULL
+        text = exact_str_utf8(<object>key, &size)
+        if text == NULL or size > ZP_MAX_LENGTH32 or size + 5 > end - p:
+            return NULL
+        p = store_any_value(p + zp_store_str(p, text, size), end, item, levels)
+        if p == NULL:
+            return NULL
+    return p
+
+
+cdef inline unsigned char *store_any_value(unsigned char *p, unsigned char *end, PyObject *item,
+                                           int levels) noexcept:
+    """A list's item or a dict's value of store_any_container: an atom (store_any_atom,
+    in line), else a list or dict one level down (store_any_inner, out of line)."""
+    cdef unsigned char *q = store_any_atom(p, end, item)
+    return q if q != NULL else store_any_inner(p, end, item, levels)
+
+
+cdef unsigned char *store_any_inner(unsigned char *p, unsigned char *end, PyObject *item, int levels) noexcept:
+    """store_any_value's item that is no atom: an exact list or dict one level down, when
+    ``levels`` leaves one; NULL for anything else."""
+    if levels > 1 and (Py_TYPE(<object>item) == &PyList_Type or Py_TYPE(<object>item) == &PyDict_Type):
+        return store_any_container(p, end, item, levels - 1)
+    return NULL
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_any_atom(unsigned char *, unsigned char *,
+                                                                          PyObject *) __attribute__((always_inline));
+    static inline unsigned char *__pyx_f_9zebrapack_5_core_store_any_value(unsigned char *, unsigned char *,
+                                                                           PyObject *, int)
+        __attribute__((always_inline));
+    #endif
+    """
+
+
+cdef inline unsigned char *store_any_atom(unsigned char *p, unsigned char *end, PyObject *item) noexcept:
+    """What any_atom writes (a str that has UTF-8, store_any_scalar's values, bytes, a
+    datetime in UTC) stored at p, none of it past end: the position after it; NULL for
+    anything else (a list, a dict) or when it does not fit."""
+    cdef PyTypeObject *tp = Py_TYPE(<object>item)
+    cdef Py_ssize_t n
+    cdef const char *text
+    cdef unsigned char *q
+    cdef int64_t seconds
+    cdef uint32_t nanos
+    if tp == &PyUnicode_Type:
+        text = exact_str_utf8(<object>item, &n)
+        if text == NULL or n > ZP_MAX_LENGTH32 or n + 5 > end - p:
+            return NULL
+        return p + zp_store_str(p, text, n)
+    if end - p < 15:                        # a scalar's 9 bytes, a time's 15
+        return NULL
+    q = store_any_scalar(p, item)
+    if q != NULL:
+        return q
+    if tp == &PyBytes_Type:
+        n = PyBytes_GET_SIZE(<object>item)
+        if n > ZP_MAX_LENGTH32 or n + 5 > end - p:
+            return NULL
+        return p + zp_store_blob(p, ZP_BIN, PyBytes_AS_STRING(<object>item), n)
+    if zp_utc_datetime_unix(item, <PyObject *>_UTC, &seconds, &nanos):
+        return p + zp_store_time(p, seconds, nanos)
+    return NULL
 
 
 cdef Py_ssize_t inline_field_room(FieldC *fc, PyObject *slot) noexcept:
@@ -1535,6 +1651,28 @@ cdef int write_inline_field_grown(Writer *w, FieldC *fc, int kind, PyObject *slo
     cdef unsigned char *p = w.data + w.pos
     return inline_field_written(w, p, store_inline_field(p, w.data + w.cap, fc, kind, slot, omit, True, NULL, NULL,
                                                          False))
+
+
+cdef bint store_run_field(Writer *w, FieldC *fc, PyObject *slot) noexcept:
+    """write_struct's []T or map[K]V field whose items or entries take runs (FLAT_LIST,
+    FLAT_MAP), as write_flat_record stores it (store_list_field, store_map_field: the
+    bytes write_sequence and write_map write), at w.pos when its level needs no asking
+    (trail_levels_fit) and it fits the buffer (sized by the plan's last record): True when
+    stored. False, nothing kept, for write_sequence or write_map (an empty one too, which
+    they write or leave out; an item they refuse; a buffer to grow)."""
+    cdef unsigned char *p = w.data + w.pos
+    cdef unsigned char *end
+    cdef Py_ssize_t room = 0                # (only the unchecked form charges it)
+    if not trail_levels_fit(&w.trail, 1):
+        return False
+    if fc.flat_kind == FLAT_LIST:
+        end = store_list_field(p, w.data + w.cap, fc, slot, True, &room)
+    else:
+        end = store_map_field(p, w.data + w.cap, fc, slot, True, &room)
+    if end == NULL or end == p:
+        return False
+    w.pos = end - w.data
+    return True
 
 
 cdef inline FieldC *skip_zero_slots(FieldC *fc, FieldC *end, object obj) noexcept:
@@ -1613,6 +1751,9 @@ cdef int write_struct(Writer *w, StructPlan sp, object obj, bint with_name, bint
                 continue
         if omit and is_plain_zero(fc, slot):
             continue                        # nothing can fail here: no trail entry needed
+        if (fc.flat_kind == FLAT_LIST or fc.flat_kind == FLAT_MAP) and store_run_field(w, fc, slot):
+            count += 1
+            continue
         trail_field(&w.trail, fc.plan)
         key_pos = w.pos
         ensure(w, fc.wkey_len + 7)          # the key as words (store_field_key): no memcpy call

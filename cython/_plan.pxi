@@ -146,6 +146,9 @@ cdef struct FieldC:
     int64_t key_imin                # FLAT_MAP of integer keys: their range
     int64_t key_imax
     uint64_t key_umax
+    int any_levels                  # an interface{} field (INLINE_ANY) of a flat plan: the levels of
+                                    # exact lists and dicts write_flat_record stores in it
+                                    # (store_any_container); 0: none, write_struct writes them
 
 
 @cython.final
@@ -477,9 +480,10 @@ cdef void settle_flat(StructPlan plan, Py_ssize_t max_depth) noexcept:
     (flat_room): its map header, name entry and every field's inline_room (a list's or
     map's: its key and header; a struct's: its key, and the struct's flat_room added).
     The plans of struct fields first (Go structs hold one another by value acyclically)."""
-    cdef Py_ssize_t i, levels = 1
+    cdef Py_ssize_t i, levels = 1, any_levels
     cdef FieldC *fc
     cdef bint flat = plan.slots_readable and not plan.preserve and plan.without_zid is None
+    cdef bint any_field = False, with_any
     if plan.flat_levels:                    # settled
         return
     plan.flat_room = zp_map_header_size(plan.field_count + 1) + plan.name_entry_len + 7
@@ -497,8 +501,18 @@ cdef void settle_flat(StructPlan plan, Py_ssize_t max_depth) noexcept:
             plan.flat_room += (<StructPlan>fc.nested).flat_room
         elif fc.inline_kind == INLINE_ANY:
             plan.flat_by_value = True
+            any_field = True
         elif fc.flat_kind != FLAT_INLINE:
             levels = max(levels, 2)
+    # The lists and dicts of its interface{} fields, ANY_FLAT_LEVELS deep, where the record
+    # stays within the limits with them (else write_struct writes them, as before)
+    any_levels = max(levels, 1 + ANY_FLAT_LEVELS)
+    with_any = any_field and flat and any_levels <= max_depth and any_levels < TRAIL_INLINE
+    if with_any:
+        levels = any_levels
+    for i in range(plan.field_count):
+        if plan.cfields[i].inline_kind == INLINE_ANY:
+            plan.cfields[i].any_levels = ANY_FLAT_LEVELS if with_any else 0
     plan.flat_levels = levels
     plan.flat = flat and levels <= max_depth and levels < TRAIL_INLINE
     plan.flat_tp = plan.tp if plan.flat else NULL
@@ -567,6 +581,9 @@ cdef enum:
     INLINE_CONTAINER = 9    # write_flat_record's only: a list, map or struct (FieldC.flat_kind)
     INLINE_ANY = 10         # an interface{} field's str or scalar (store_any_field), never left out
     INLINE_POINTER = 16     # added to the kind of a pointer's value: a non-nil *T of those
+    # The levels of lists and dicts in an interface{} field write_flat_record stores
+    # (store_any_container): a small JSON-like value, such as {"a": [1, 2], "b": {"c": "d"}}
+    ANY_FLAT_LEVELS = 2
 
 
 cdef void set_inline(FieldC *fc, int inline_kind) noexcept:

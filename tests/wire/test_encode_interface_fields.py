@@ -2,13 +2,14 @@
 uint64, a bool, None, a GoFloat32 or GoUint64) is written in line with the record's other
 fields (a record of such fields is flat): its value's bytes are exactly what a
 ``[]interface{}`` item of the same value takes, nil is written and never left out, and
-anything else (a container, bytes, a time, an int beyond uint64, a str with a surrogate)
-is written or refused by the general path, with the same bytes and messages as before,
-also when records of the same class keep alternating between the two."""
+anything else (bytes, a time, an int beyond uint64, a str with a surrogate; a list or a
+dict but where the in-line writer takes it whole: test_encode_interface_containers.py) is
+written or refused by the general path, with the same bytes and messages as before, also
+when records of the same class keep alternating between the two."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -18,30 +19,12 @@ import pytest
 import zebrapack
 from zebrapack import EncodeError, GoFloat32, GoUint64
 
-
-def _zid(n: int, default: Any = None, factory: Any = None) -> Any:
-    if factory is not None:
-        return field(default_factory=factory, metadata={"zid": n})
-    return field(default=default, metadata={"zid": n})
-
-
-@dataclass(slots=True)
-class Inner:
-    V: Any = _zid(0)
-    N: int = _zid(1, 0)
-
-
-@dataclass(slots=True)
-class Rec:
-    A: Any = _zid(0)
-    S: str = _zid(1, "")
-    B: Any = _zid(2)
-    In: Inner = _zid(3, factory=Inner)
+from support.interface_records import Inner, Rec, zid_field
 
 
 @dataclass(slots=True)
 class Items:
-    L: list[Any] = _zid(0, factory=list)
+    L: list[Any] = zid_field(0, factory=list)
 
 
 @pytest.fixture(scope="module")
