@@ -579,7 +579,8 @@ cdef enum:
     INLINE_BYTES = 7        # exact bytes ([]byte)
     INLINE_F32 = 8          # exact float within float32's range
     INLINE_CONTAINER = 9    # write_flat_record's only: a list, map or struct (FieldC.flat_kind)
-    INLINE_ANY = 10         # an interface{} field's str or scalar (store_any_field), never left out
+    INLINE_ANY = 10         # an interface{} field's str or scalar (store_any_field), never left out; in
+                            # write_flat_record its lists and dicts too (FieldC.any_levels)
     INLINE_POINTER = 16     # added to the kind of a pointer's value: a non-nil *T of those
     # The levels of lists and dicts in an interface{} field write_flat_record stores
     # (store_any_container): a small JSON-like value, such as {"a": [1, 2], "b": {"c": "d"}}

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import zebrapack
 from zebrapack import EncodeError, GoFloat32, GoUint64
 
+from support.encode_outcomes import encode_outcome
 from support.interface_records import Inner, Rec, zid_field
 
 
@@ -66,13 +67,6 @@ values = st.recursive(
     max_leaves=14)
 
 
-def outcome(encode: Any) -> Any:
-    try:
-        return encode()
-    except EncodeError as error:
-        return ("error", str(error), error.path, error.offset)
-
-
 def reference_of(record: Rec) -> RecRef:
     return RecRef(A=record.A, S=record.S, B=record.B, In=InnerRef(V=record.In.V, N=record.In.N))
 
@@ -80,16 +74,16 @@ def reference_of(record: Rec) -> RecRef:
 def assert_same(schema: zebrapack.Schema, record: Rec) -> Any:
     """The record's outcome, the same by the in-line writer and write_struct: alone, with
     names or not, into a buffer, and as the items of a list."""
-    got = outcome(lambda: schema.encode(record))
-    assert got == outcome(lambda: schema.encode(reference_of(record)))
-    assert outcome(lambda: schema.encode(record, structnames=False)) == outcome(
+    got = encode_outcome(lambda: schema.encode(record))
+    assert got == encode_outcome(lambda: schema.encode(reference_of(record)))
+    assert encode_outcome(lambda: schema.encode(record, structnames=False)) == encode_outcome(
         lambda: schema.encode(reference_of(record), structnames=False))
     if isinstance(got, bytes):
         buffer = bytearray(b"zp")
         schema.encode_into(record, buffer, -1)
         assert bytes(buffer) == b"zp" + got
-    listed = outcome(lambda: schema.encode(Recs(Items=[record, record])))
-    assert listed == outcome(lambda: schema.encode(Recs(Items=[reference_of(record)] * 2)))
+    listed = encode_outcome(lambda: schema.encode(Recs(Items=[record, record])))
+    assert listed == encode_outcome(lambda: schema.encode(Recs(Items=[reference_of(record)] * 2)))
     return got
 
 
@@ -131,7 +125,7 @@ def test_containers_keep_max_depth(max_depth: int) -> None:
     for value in ({"a": [1]}, {"a": [{"b": 2}]}, [1], "plain"):
         for record in (Rec(A=value), Rec(In=Inner(V=value))):
             assert_same(schema, record)
-    deep = outcome(lambda: schema.encode(Rec(A={"a": [{"b": 2}]})))
+    deep = encode_outcome(lambda: schema.encode(Rec(A={"a": [{"b": 2}]})))
     assert (deep[0] == "error" and "max_depth" in deep[1]) == (max_depth < 4), (max_depth, deep)
 
 
