@@ -1076,8 +1076,14 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
             run_items = run_item(target)
         else:
             item_run = -1
-    # the run of the items' kind: strings, numbers or bools (write_number_run tells)
-    start = write_str_run(w, elem, value, n) if target.kind == K_STRING else write_number_run(w, elem, value, n)
+    # the run of the items' kind: strings, numbers or bools (their number family: no call
+    # for items of other kinds, lists of lists or of structs)
+    if target.kind == K_STRING:
+        start = write_str_run(w, elem, value, n)
+    elif target.number_family >= 0:
+        start = write_number_run(w, elem, value, n)
+    else:
+        start = 0
     for i in range(start, n):
         trail_index(&w.trail, i)
         if is_list:
@@ -1235,8 +1241,9 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
         if nullable and <object>value_ref is None:
             put_byte(w, ZP_NIL)
             continue
-        if not write_exact_scalar(w, target, value_ref) and not (
-                value_run >= 0 and write_run_container(w, elem, run_values, value_run, value_ref)):
+        # (a run container first: its type is no scalar's, write_exact_scalar would only test it)
+        if not (value_run >= 0 and write_run_container(w, elem, run_values, value_run, value_ref)) and \
+                not write_exact_scalar(w, target, value_ref):
             trail_key(&w.trail, <object>key_ref)
             held = <object>value_ref    # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
