@@ -827,6 +827,12 @@ cdef object read_struct(Reader *r, StructPlan sp, unsigned char b):
             # a bin in the input, whole: read_bin's path without read_value's dispatch
             value = new_bytes(r.buf + r.pos + h.header, h.n)
             r.pos += h.header + h.n
+        elif (fc.kind == K_SLICE or fc.kind == K_ARRAY) and r.pos < r.end and r.buf[r.pos] != 0xc0:
+            value = read_list(r, <TypePlan>fc.type, r.buf[r.pos])     # read_value's own path, one call less
+            holds_gc = holds_gc or zp_is_gc(value)
+        elif fc.kind == K_MAP and r.pos < r.end and r.buf[r.pos] != 0xc0:
+            value = read_map(r, <TypePlan>fc.type, r.buf[r.pos])
+            holds_gc = holds_gc or zp_is_gc(value)
         elif fc.elem != NULL and r.pos < r.end and r.buf[r.pos] != 0xc0:
             # a non-nil *T is read as T without the pointer's own C frame
             # (pointer fields are how structs recurse deeply)
