@@ -15,9 +15,29 @@ cdef object _wrap_exception(object error_class, object exc, str path, Py_ssize_t
     return error_class(reason, path, offset)
 
 
-cdef object decode_record(Reader *r, StructPlan plan, PyObject **last_named):
+# Inlined always: decode(data) runs in three C frames (_decode_fastcall, decode_body,
+# read_struct) rather than five. Each frame is a prologue and epilogue and its own
+# lines of code; gcc left both calls out of line (decode_record has four callers,
+# _run_decode five). About 80 instructions fewer a record (docs/performance-log.md,
+# the sixteenth round).
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    struct __pyx_t_9zebrapack_5_core_Reader;
+    struct __pyx_obj_9zebrapack_5_core_StructPlan;
+    struct __pyx_obj_9zebrapack_5_core_Codec;
+    static inline PyObject *__pyx_f_9zebrapack_5_core_decode_record(struct __pyx_t_9zebrapack_5_core_Reader *,
+        struct __pyx_obj_9zebrapack_5_core_StructPlan *, PyObject **) __attribute__((always_inline));
+    static inline PyObject *__pyx_f_9zebrapack_5_core_5Codec__run_decode(struct __pyx_obj_9zebrapack_5_core_Codec *,
+        PyObject *, PyObject *, int, Py_ssize_t, Py_ssize_t, Py_ssize_t, int) __attribute__((always_inline));
+    #endif
+    """
+
+
+cdef inline object decode_record(Reader *r, StructPlan plan, PyObject **last_named):
     """One record at r.pos: a struct map named by its -1 entry, or by plan (not None).
-    last_named: the codec's plan a record named last, tried first (see Codec)."""
+    last_named: the codec's plan a record named last, tried first (see Codec). In line
+    in decode_body's one whole record; decode_next_record for the others."""
     cdef unsigned char b
     cdef PyObject *named = last_named[0]
     if r.pos >= r.end:
@@ -44,6 +64,11 @@ cdef inline object read_root_struct(Reader *r, StructPlan plan, unsigned char b)
     return read_struct(r, plan, b)
 
 
+cdef object decode_next_record(Reader *r, StructPlan plan, PyObject **last_named):
+    """decode_record out of line: a record of many (decode_all, streams)."""
+    return decode_record(r, plan, last_named)
+
+
 cdef object decode_body(Reader *r, StructPlan plan, int how, PyObject **last_named):
     """_run_decode's work once the input is set up (see there for how)."""
     if how == 0:
@@ -56,12 +81,12 @@ cdef object decode_body(Reader *r, StructPlan plan, int how, PyObject **last_nam
         results = []
         while r.pos < r.end:
             r.trail.root = NULL
-            results.append(decode_record(r, plan, last_named))
+            results.append(decode_next_record(r, plan, last_named))
         return results
     if how == 4:
-        return decode_record(r, plan, last_named)
+        return decode_next_record(r, plan, last_named)
     try:
-        result = decode_record(r, plan, last_named)
+        result = decode_next_record(r, plan, last_named)
     except _DecodeError:
         if how == 3 and r.truncated:
             return None, -1
@@ -159,7 +184,8 @@ cdef class Codec:
 
     # -- decoding -------------------------------------------------------------
 
-    cdef object _run_decode(self, object data, object type, bint strict, Py_ssize_t start,
+    @cython.final
+    cdef inline object _run_decode(self, object data, object type, bint strict, Py_ssize_t start,
                             Py_ssize_t stop, Py_ssize_t base, int how):
         """Decode from data[start:stop]. how: 0 one whole record, 1 all records,
         2 one record and its end offset, 3 the same but (None, -1) when the
