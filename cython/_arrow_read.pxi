@@ -217,7 +217,7 @@ cdef int64_t dec_key_text(Dec *d, int64_t key_at, char *tmp) noexcept nogil:
     """The map key at key_at as decode's path shows it (Python's repr, shortened) into
     tmp (96 bytes); returns its length."""
     cdef unsigned char b, c
-    cdef int64_t n = 0, i, header = 0, length = 0
+    cdef int64_t n = 0, i, header = 0, length = 0, left
     cdef int64_t sv = 0
     cdef uint64_t uv = 0
     if key_at < 0 or key_at >= d.end:
@@ -261,9 +261,10 @@ cdef int64_t dec_key_text(Dec *d, int64_t key_at, char *tmp) noexcept nogil:
         sv = b if b <= 0x7f else <int8_t>b
         return snprintf(tmp, 96, "%lld", <long long>sv)
     if 0xcc <= b <= 0xd3 and key_at + 1 + (1 << ((b - 0xcc) & 3)) <= d.end:
+        left = d.end - key_at - 1
         if b >= 0xd0:
-            return snprintf(tmp, 96, "%lld", <long long>zp_load_int_family(b, d.buf + key_at + 1))
-        return snprintf(tmp, 96, "%llu", <unsigned long long>zp_load_uint_family(b, d.buf + key_at + 1))
+            return snprintf(tmp, 96, "%lld", <long long>zp_load_int_family(b, d.buf + key_at + 1, left))
+        return snprintf(tmp, 96, "%llu", <unsigned long long>zp_load_uint_family(b, d.buf + key_at + 1, left))
     if b == 0xc2 or b == 0xc3:
         return key_text(tmp, "True" if b == 0xc3 else "False")
     return key_text(tmp, "<key>")

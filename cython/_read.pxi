@@ -45,6 +45,7 @@ cdef extern from "zp_read.h":
     int zp_read_map(const unsigned char *p, int64_t left, zp_head *h) noexcept nogil
     bint zp_is_map(unsigned char b) noexcept nogil
     bint zp_is_array(unsigned char b) noexcept nogil
+    bint zp_is_container(unsigned char b) noexcept nogil
     int64_t zp_load_integer(const unsigned char *p, int64_t left, zp_number *out) noexcept nogil
     int64_t zp_load_number(const unsigned char *p, int64_t left, zp_number *out) noexcept nogil
     int64_t zp_read_int_fast(const unsigned char *p, int64_t left, int is_signed, int64_t imin, int64_t imax,

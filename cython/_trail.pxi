@@ -133,13 +133,15 @@ cdef inline void trail_field(Trail *t, PyObject *fp) noexcept:
 
 
 cdef inline void trail_index(Trail *t, Py_ssize_t index) noexcept:
-    t.entries[t.guard.depth].kind = ZP_STEP_INDEX
-    t.entries[t.guard.depth].index = index
+    cdef zp_step *entry = &t.entries[t.guard.depth]     # (as trail_field)
+    entry.kind = ZP_STEP_INDEX
+    entry.index = index
 
 
 cdef inline void trail_zid(Trail *t, Py_ssize_t zid) noexcept:
-    t.entries[t.guard.depth].kind = ZP_STEP_ZID
-    t.entries[t.guard.depth].index = zid
+    cdef zp_step *entry = &t.entries[t.guard.depth]
+    entry.kind = ZP_STEP_ZID
+    entry.index = zid
 
 
 cdef inline void trail_key_reading(Trail *t) noexcept:

@@ -154,8 +154,21 @@ cdef inline int read_wire_int(Reader *r, zp_number *number) except -1:
 
 
 cdef extern from "zp_wire.h":
-    int64_t zp_load_int_family(unsigned char lead, const unsigned char *p) noexcept nogil
-    uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p) noexcept nogil
+    int64_t zp_load_int_family(unsigned char lead, const unsigned char *p, int64_t left) noexcept nogil
+    uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p, int64_t left) noexcept nogil
+
+
+# In line always: the readers of int fields, list elements and map keys take it without a
+# call (gcc, weighing the whole module, otherwise moves it out of line on small changes).
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    struct __pyx_t_9zebrapack_5_core_Reader;
+    struct __pyx_obj_9zebrapack_5_core_TypePlan;
+    static inline PyObject *__pyx_f_9zebrapack_5_core_read_integer(struct __pyx_t_9zebrapack_5_core_Reader *,
+        struct __pyx_obj_9zebrapack_5_core_TypePlan *, unsigned char) __attribute__((always_inline));
+    #endif
+    """
 
 
 cdef inline object read_integer(Reader *r, TypePlan t, unsigned char b):
@@ -1067,19 +1080,26 @@ cdef int fail_unnamed_iface(Reader *r, TypePlan t) except -1:
 
 # -- interface{}: dynamic values ------------------------------------------------
 
-cdef object read_any(Reader *r):
-    # Lists and maps are read here, not through read_list/read_map: the loop
-    # recursing into read_any directly keeps each nesting level's C frames small.
-    # The first byte picks the reader: fixints and fixstrs by range, 0xc0..0xdf by a
-    # switch; what is left is an array or a map.
-    cdef unsigned char b
-    cdef Py_ssize_t n, i, header = 0
-    cdef PyObject *sp
-    cdef PyObject *cached
-    cdef KeyProbe probe
-    if r.pos >= r.end:
-        reader_truncated(r, r.pos, 1)
-    b = r.buf[r.pos]
+# In line always, in read_any and in its loops over elements and map values: gcc kept
+# it out of line, a call for every scalar of an interface{} list or map.
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    struct __pyx_t_9zebrapack_5_core_Reader;
+    static inline PyObject *__pyx_f_9zebrapack_5_core_read_any_scalar(struct __pyx_t_9zebrapack_5_core_Reader *,
+        unsigned char) __attribute__((always_inline));
+    static inline PyObject *__pyx_f_9zebrapack_5_core_read_any_item(struct __pyx_t_9zebrapack_5_core_Reader *)
+        __attribute__((always_inline));
+    #endif
+    """
+
+
+cdef inline object read_any_scalar(Reader *r, unsigned char b):
+    """The value at r.pos (first byte b, in the input) when it is neither an array nor a
+    map: fixints and fixstrs by range, 0xc0..0xdb by a switch. The common ones whose bytes
+    are all in the input are made here, the rest through pointers (below): no local of
+    theirs in the frame of read_any, one a nesting level."""
+    cdef Py_ssize_t n
     if b <= 0x7f or b >= 0xe0:          # positive and negative fixint
         r.pos += 1
         return PyLong_FromLongLong(<int8_t>b)
@@ -1099,37 +1119,53 @@ cdef object read_any(Reader *r):
             n = 1 << (b & 3)
             if n < r.end - r.pos:
                 r.pos += 1 + n
-                return PyLong_FromLongLong(zp_load_int_family(b, r.buf + r.pos - n))
+                return PyLong_FromLongLong(zp_load_int_family(b, r.buf + r.pos - n, r.end - r.pos + n))
             return _read_any_number(r)
         elif b == 0xca or b == 0xcc or b == 0xcd or b == 0xce or b == 0xcf:
             return _read_any_number(r)
         elif b == 0xd9 or b == 0xda or b == 0xdb:
             return _read_any_str(r)
         elif b == 0xc4 or b == 0xc5 or b == 0xc6:
-            n = bin_length(r, &header)
-            value = new_bytes(r.buf + r.pos + header, n)
-            r.pos += header + n
-            return value
+            return _read_any_bin(r)
         elif b == 0xc7 or b == 0xc8 or b == 0xc9 or b == 0xd4 or b == 0xd5 or b == 0xd6 or b == 0xd7 or b == 0xd8:
-            n = ext_length(r, &header)
-            return _read_any_ext(r, header, n)
-        elif b == 0xc1:
-            return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
-    elif b >= 0xa0:                     # fixstr
-        n = b & 0x1f
-        if n < r.end - r.pos:
-            value = make_str(r.buf + r.pos + 1, n)
-            r.pos += 1 + n
-            return value
-        return _read_any_str(r)
-    # an array or a map: fix, 16 or 32
+            return _read_any_ext(r)
+        return reader_fail(r, r.pos, "0xc1 is never used in msgpack")
+    n = b & 0x1f                        # fixstr
+    if n < r.end - r.pos:
+        value = make_str(r.buf + r.pos + 1, n)
+        r.pos += 1 + n
+        return value
+    return _read_any_str(r)
+
+
+cdef inline object read_any_item(Reader *r):
+    """An element of an array or a value of a map in read_any: a scalar in line, without
+    a call per element; an array or a map (or the input's end) by read_any, one frame a level."""
+    if r.pos < r.end and not zp_is_container(r.buf[r.pos]):
+        return read_any_scalar(r, r.buf[r.pos])
+    return read_any(r)
+
+
+cdef object read_any(Reader *r):
+    # Lists and maps are read here, not through read_list/read_map: the loop
+    # recursing into read_any directly keeps each nesting level's C frames small.
+    cdef unsigned char b
+    cdef Py_ssize_t n, i
+    cdef PyObject *sp
+    cdef PyObject *cached
+    cdef KeyProbe probe
+    if r.pos >= r.end:
+        reader_truncated(r, r.pos, 1)
+    b = r.buf[r.pos]
+    if not zp_is_container(b):
+        return read_any_scalar(r, b)
     if zp_is_array(b):
         n = array_count(r)
         result = PyList_New(n)
         reader_enter(r)
         for i in range(n):
             trail_index(&r.trail, i)
-            item = read_any(r)
+            item = read_any_item(r)
             Py_INCREF(item)
             PyList_SET_ITEM(result, i, item)
         trail_leave(&r.trail)
@@ -1155,7 +1191,7 @@ cdef object read_any(Reader *r):
         else:
             key = read_any(r)
         trail_key(&r.trail, key)
-        PyDict_SetItem(result, key, read_any(r))
+        PyDict_SetItem(result, key, read_any_item(r))
     trail_map_done(&r.trail)
     return result
 
@@ -1183,11 +1219,13 @@ cdef int fail_any_map_key(Reader *r) except -1:
     return reader_refused(r, ZP_ANY_KEY, &h)
 
 
-cdef object read_any_ext(Reader *r, Py_ssize_t header, Py_ssize_t n):
+cdef object read_any_ext(Reader *r):
     """An ext inside interface{}, as Go's reader takes it by its type: 5 is time.Time
     (ext8, 12 bytes), 3 complex64 (fixext8), 4 complex128 (fixext16); any other type,
     the spec's timestamp -1 included, a raw extension (Ext). Ext 3, 4 or 5 of another
     shape is an error to Go: strict rejects it, lenient reading keeps it as an Ext."""
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n = ext_length(r, &header)
     cdef unsigned char b = r.buf[r.pos]
     cdef int8_t code = <int8_t>r.buf[r.pos + header - 1]
     cdef const unsigned char *data = r.buf + r.pos + header
@@ -1219,6 +1257,15 @@ cdef object read_any_number(Reader *r):
     return number_value(&number)
 
 
+cdef object read_any_bin(Reader *r):
+    """A bin8, bin16 or bin32 inside interface{}: bytes."""
+    cdef Py_ssize_t header = 0
+    cdef Py_ssize_t n = bin_length(r, &header)
+    value = new_bytes(r.buf + r.pos + header, n)
+    r.pos += header + n
+    return value
+
+
 cdef object read_any_str(Reader *r):
     """A str of read_any's general path: str8, str16, str32, or a fixstr the input cuts short."""
     cdef Py_ssize_t header = 0
@@ -1230,11 +1277,13 @@ cdef object read_any_str(Reader *r):
 
 cdef object (*_go_uint64)(uint64_t)
 cdef object (*_go_float32)(uint32_t)
-cdef object (*_read_any_ext)(Reader *, Py_ssize_t, Py_ssize_t)
+cdef object (*_read_any_bin)(Reader *)
+cdef object (*_read_any_ext)(Reader *)
 cdef object (*_read_any_number)(Reader *)
 cdef object (*_read_any_str)(Reader *)
 _go_uint64 = go_uint64
 _go_float32 = go_float32
+_read_any_bin = read_any_bin
 _read_any_ext = read_any_ext
 _read_any_number = read_any_number
 _read_any_str = read_any_str

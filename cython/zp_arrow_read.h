@@ -325,23 +325,15 @@ ZP_ALWAYS_INLINE int64_t zp_col_append_fast(zp_col *c, int fast, const uint8_t *
             value = (int8_t)b;
             size = 1;
         } else if (c->is_signed ? (b >= 0xd0 && b <= 0xd3) : (b >= 0xcc && b <= 0xcf)) {
-            size = 1 + ((int64_t)1 << (b & 3));
-            if (size > left)
+            if (left <= 8)          /* (zp_load_int_family8) */
                 return 0;
-            /* (not zp_load_int_family: another caller and gcc stops inlining it in
-             * the decoder's read_value) */
-            switch (b & 3) {
-            case 0: bits = p[1]; break;
-            case 1: bits = zp_load_u16(p + 1); break;
-            case 2: bits = zp_load_u32(p + 1); break;
-            default: bits = zp_load_u64(p + 1); break;
-            }
-            if (c->is_signed) {         /* sign-extended from its width */
-                n = 64 - (8 << (b & 3));
-                value = (int64_t)(bits << n) >> n;
+            size = 1 + ((int64_t)1 << (b & 3));
+            if (c->is_signed) {
+                value = zp_load_int_family8(b, p + 1);
                 if (value < c->imin || value > c->imax)
                     return 0;
             } else {
+                bits = zp_load_uint_family8(b, p + 1);
                 if (bits > c->umax)
                     return 0;
                 value = (int64_t)bits;

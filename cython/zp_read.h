@@ -190,6 +190,11 @@ static inline int zp_is_array(unsigned char b) {
     return (b & 0xf0) == 0x90 || b == 0xdc || b == 0xdd;
 }
 
+/* An array or a map, fix, 16 or 32 (0x80..0x9f, 0xdc..0xdf). */
+static inline int zp_is_container(unsigned char b) {
+    return (b & 0xe0) == 0x80 || (unsigned char)(b - 0xdc) < 4;
+}
+
 /* -- numbers ---------------------------------------------------------------------- */
 
 /* The integer at p: fixints (positive and negative) and int8..int64 are
@@ -213,10 +218,10 @@ static inline int64_t zp_load_integer(const unsigned char *p, int64_t left, zp_n
         return -size;
     if (b <= 0xcf) {
         out->family = ZP_NUMBER_UINT;
-        out->bits = zp_load_uint_family(b, p + 1);
+        out->bits = zp_load_uint_family(b, p + 1, left - 1);
     } else {
         out->family = ZP_NUMBER_INT;
-        out->bits = (uint64_t)zp_load_int_family(b, p + 1);
+        out->bits = (uint64_t)zp_load_int_family(b, p + 1, left - 1);
     }
     return size;
 }
@@ -268,7 +273,7 @@ ZP_ALWAYS_INLINE int64_t zp_read_int_fast(const unsigned char *p, int64_t left, 
         if (b >= 0xd0 && b <= 0xd3) {
             size = (int64_t)1 << (b - 0xd0);
             if (size < left) {
-                sv = zp_load_int_family(b, p + 1);
+                sv = zp_load_int_family(b, p + 1, left - 1);
                 if (sv >= imin && sv <= imax) {
                     *v = (uint64_t)sv;
                     return 1 + size;
@@ -278,7 +283,7 @@ ZP_ALWAYS_INLINE int64_t zp_read_int_fast(const unsigned char *p, int64_t left, 
     } else if (b >= 0xcc && b <= 0xcf) {
         size = (int64_t)1 << (b - 0xcc);
         if (size < left) {
-            uv = zp_load_uint_family(b, p + 1);
+            uv = zp_load_uint_family(b, p + 1, left - 1);
             if (uv <= umax) {
                 *v = uv;
                 return 1 + size;

@@ -160,10 +160,25 @@ ZP_ALWAYS_INLINE int64_t zp_load_i64(const unsigned char *p) {
     return v;
 }
 
-/* The payload of a fixed-size integer: lead byte 0xd0..0xd3 (int8..int64,
- * sign-extended) or 0xcc..0xcf (uint8..uint64) with its 1 << (lead & 3) bytes
- * at p (checked by the caller). */
-static inline int64_t zp_load_int_family(unsigned char lead, const unsigned char *p) {
+/* The payload of a fixed-size integer, lead byte 0xd0..0xd3 (int8..int64,
+ * sign-extended) or 0xcc..0xcf (uint8..uint64), at p, when the 8 bytes at p can be
+ * read (its 1 << (lead & 3) bytes and what follows them in the input): one 8-byte
+ * load shifted down to the width. No branch on the width, which a mix of widths
+ * (interface{} numbers, map keys) mispredicts. */
+ZP_ALWAYS_INLINE int64_t zp_load_int_family8(unsigned char lead, const unsigned char *p) {
+    return zp_load_i64(p) >> (64 - (8 << (lead & 3)));      /* arithmetic: sign-extended */
+}
+
+ZP_ALWAYS_INLINE uint64_t zp_load_uint_family8(unsigned char lead, const unsigned char *p) {
+    return zp_load_u64(p) >> (64 - (8 << (lead & 3)));
+}
+
+/* The same with only its own bytes at p checked by the caller; left: the bytes that
+ * can be read from p. Always in line: the readers of int fields and lists take it,
+ * and the last integer of a small record is often within 8 bytes of the end. */
+ZP_ALWAYS_INLINE int64_t zp_load_int_family(unsigned char lead, const unsigned char *p, int64_t left) {
+    if (left >= 8)
+        return zp_load_int_family8(lead, p);
     switch (lead & 3) {
     case 0: return (int8_t)p[0];
     case 1: return (int16_t)zp_load_u16(p);
@@ -172,7 +187,9 @@ static inline int64_t zp_load_int_family(unsigned char lead, const unsigned char
     }
 }
 
-static inline uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p) {
+ZP_ALWAYS_INLINE uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p, int64_t left) {
+    if (left >= 8)
+        return zp_load_uint_family8(lead, p);
     switch (lead & 3) {
     case 0: return p[0];
     case 1: return zp_load_u16(p);

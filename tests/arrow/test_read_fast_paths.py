@@ -207,6 +207,23 @@ def test_integers_at_each_band_edge_in_every_encoding_read_or_refuse_as_decode(s
             check(schema, data + full(**{name: wire}))
 
 
+@pytest.mark.parametrize("name", ["I8", "I16", "I32", "I64", "U8", "U16", "U32", "U64"])
+def test_integers_within_8_bytes_of_the_input_end_read_as_in_its_middle(schema: zebrapack.Schema,
+                                                                       name: str) -> None:
+    """The appender loads 8 bytes at once (zp_load_int_family8) and leaves an integer
+    with fewer after it to the general reader: each encoding, then 0 to 9 bytes."""
+    low, high = BANDS[name]
+    values = sorted({low, high, low // 3, high // 3, 1})
+    for after in range(10):
+        for value in values:
+            for wire in _encodings(value):
+                # the field last in its record, then `after` empty records of one byte
+                data = record([(ZID[name], wire)], name=None) + b"\x80" * after
+                table = read(schema, data)
+                assert table.column(name).to_pylist() == [value] + [0] * after
+                check(schema, data)
+
+
 def test_floats_bools_and_pointers_in_runs_with_nulls_across_bitmap_bytes(schema: zebrapack.Schema) -> None:
     data = b""
     for i in range(200):
