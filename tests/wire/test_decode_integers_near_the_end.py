@@ -9,6 +9,7 @@ an int64 or uint64 field."""
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import pytest
 from support.go_schemas import schema_from_go_text
@@ -67,7 +68,7 @@ def schema(tmp_path_factory: pytest.TempPathFactory) -> zebrapack.Schema:
     return schema_from_go_text(tmp_path_factory, HOLDER_GO, "ends")
 
 
-def read_then_empty_records(schema: zebrapack.Schema, record: bytes, type_name: str, after: int) -> object:
+def read_then_empty_records(schema: zebrapack.Schema, record: bytes, type_name: str, after: int) -> Any:
     """The first of the records: this one, whose last bytes are the integer, then `after`
     empty records (one byte each), which decode_all reads on."""
     records = schema.decode_all(record + b"\x80" * after, type_name)
