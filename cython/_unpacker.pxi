@@ -158,8 +158,9 @@ cdef extern from "zp_wire.h":
     uint64_t zp_load_uint_family(unsigned char lead, const unsigned char *p, int64_t left) noexcept nogil
 
 
-# In line always: the readers of int fields, list elements and map keys take it without a
-# call (gcc, weighing the whole module, otherwise moves it out of line on small changes).
+# In line always: read_struct's integer fields and read_value (map keys, pointers, the
+# rest) take it without a call (gcc, weighing the whole module, otherwise moves it out of
+# line on small changes). List items take zp_read_int_fast themselves.
 cdef extern from *:
     """
     #if defined(__GNUC__) || defined(__clang__)

@@ -1,10 +1,10 @@
 """Integers of every fixed width read the same whatever follows them in the input. The
-fast paths load 8 bytes at once and shift them down to the value's width
-(zp_load_int_family8), and leave an integer within 8 bytes of the input's end to the
-general reader: each encoding of int8..int64 and uint8..uint64, at its extremes and in
-between, reads with 0 to 9 bytes after it as an interface{} value, an item of
-[]interface{}, a value of map[string]interface{}, an item of []int64 and []uint64, and
-an int64 or uint64 field."""
+decoder loads 8 bytes at once and shifts them down to the value's width
+(zp_load_int_family8) where 8 bytes follow the lead byte, and switches on the width
+within 8 bytes of the input's end (zp_load_int_family): each encoding of int8..int64
+and uint8..uint64, at its extremes and in between, reads with 0 to 9 bytes after it as
+an interface{} value, an item of []interface{}, a value of map[string]interface{}, an
+item of []int64 and []uint64, and an int64 or uint64 field."""
 
 from __future__ import annotations
 
