@@ -93,6 +93,23 @@ def test_family_benchmark_runs_one_family_or_one_row_in_one_direction(tmp_path: 
         bench_family.main([*TINY, "--no-instructions", "nosuch"])
 
 
+def test_family_benchmark_pools_the_rounds_of_processes_with_their_own_hash_seeds(tmp_path: Path) -> None:
+    from benchmarks import bench_family
+
+    results = bench_family.main([*TINY, "--no-instructions", "--processes", "3", "small: id + struct", "bytes 16B",
+                                 "--direction", "decode", "--out", str(tmp_path)])
+    assert [r.name for r in results] == ["bytes 16B", "small: id + struct"]
+    for result in results:
+        assert result.process_ratios is not None and len(result.process_ratios) == 3
+        assert all(len(timing.rounds) == 3 for timing in result.timed.timings.values())   # one round a process
+        assert min(result.process_ratios) <= result.time_ratio() <= max(result.process_ratios)
+    table = (tmp_path / "family.md").read_text(encoding="utf-8")
+    assert "| process medians |" in table and "in each of 3 processes (PYTHONHASHSEED 1..3" in table
+    assert "### Above 1.0x in one process's median (of 3)" in table
+    with pytest.raises(SystemExit, match="--processes must be at least 1"):
+        bench_family.main([*TINY, "--no-instructions", "--processes", "0", "bytes 16B"])
+
+
 def test_instruction_breakdown_counts_self_cost_and_leaves_out_the_cost_of_calls(tmp_path: Path) -> None:
     from benchmarks import instructions
 
