@@ -644,10 +644,11 @@ cdef extern from *:
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_item(unsigned char *, unsigned char *,
         PyObject *, int, int64_t, int64_t, uint64_t, Py_ssize_t *) __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_store_run_entry(unsigned char *, unsigned char *,
-        PyObject *, PyObject *, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t, Py_ssize_t *)
+        PyObject *, PyObject *, int, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t, Py_ssize_t *)
         __attribute__((always_inline));
     static inline unsigned char *__pyx_f_9zebrapack_5_core_run_entries(unsigned char *, unsigned char *,
-        PyObject *, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t) __attribute__((always_inline));
+        PyObject *, int, int, int, int64_t, int64_t, uint64_t, int64_t, int64_t, uint64_t)
+        __attribute__((always_inline));
     /* the room test of every write (its growth out of line, writer_grow) */
     static inline int __pyx_f_9zebrapack_5_core_ensure(struct __pyx_t_9zebrapack_5_core_Writer *, Py_ssize_t)
         __attribute__((always_inline));
@@ -731,6 +732,8 @@ cdef extern from *:
         struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int, int, Py_ssize_t *) __attribute__((noinline));
     static unsigned char *__pyx_f_9zebrapack_5_core_store_flat_container(unsigned char *, unsigned char *,
         struct __pyx_t_9zebrapack_5_core_FieldC *, PyObject *, int, int, Py_ssize_t *) __attribute__((noinline));
+    static int __pyx_f_9zebrapack_5_core_write_container_item(struct __pyx_t_9zebrapack_5_core_Writer *,
+        struct __pyx_obj_9zebrapack_5_core_TypePlan *, PyObject *) __attribute__((noinline));
     #endif
     """
 
@@ -750,6 +753,8 @@ cdef enum:
     MAP_VALUES = 7
     MAP_SIGNED_KEYS = 8     # integers within the key type's range, signed
     MAP_UNSIGNED_KEYS = 16  # or unsigned
+    MAP_KEYS = 24
+    MAP_NULLABLE_VALUES = 32    # the values are pointers (None: nil)
 
 
 cdef inline Py_ssize_t number_items(unsigned char **at, PyObject **objects, Py_ssize_t i, Py_ssize_t end,
@@ -814,23 +819,31 @@ cdef int number_run_family(TypePlan t) noexcept:
     return -1
 
 
+cdef inline TypePlan run_item(TypePlan t):
+    """The type of a container_run container's items or values (a pointer's target): the
+    range they are written in (imin..umax)."""
+    return t.elem.elem if t.elem.kind == K_POINTER else t.elem
+
+
 cdef inline int container_run(TypePlan t) noexcept:
     """The family of the items of a []T whose items take runs (T a number, bool or string
     or a pointer to one: number_run_family's, or RUN_STR), or of the entries of a map[K]V
-    whose entries do (K a string or an integer, V a number, bool, time or string: V's family,
-    with MAP_SIGNED_KEYS or MAP_UNSIGNED_KEYS for integer keys); -1 for any other type.
-    Such a container is stored whole by store_run_items or store_run_entries: a field of
-    a flat record (store_list_field, store_map_field), a map's value or a list's item
+    whose entries do (K a string or an integer, V a number, bool, time or string or a
+    pointer to one: V's family, with MAP_SIGNED_KEYS or MAP_UNSIGNED_KEYS for integer keys
+    and MAP_NULLABLE_VALUES for pointers); -1 for any other type. Such a container is
+    stored whole by store_run_items or store_run_entries: a field of a flat record
+    (store_list_field, store_map_field), a map's value or a list's item
     (write_run_container)."""
-    cdef TypePlan item
+    cdef TypePlan item = run_item(t) if t.kind == K_SLICE or t.kind == K_MAP else None
     cdef int family
-    if t.kind == K_SLICE:
-        item = t.elem.elem if t.elem.kind == K_POINTER else t.elem
-        return RUN_STR if item.kind == K_STRING else number_run_family(item)
-    if t.kind != K_MAP:
+    if item is None:
         return -1
-    family = RUN_STR if t.elem.kind == K_STRING else number_run_family(t.elem)
-    if family < 0 or t.key.kind == K_STRING:
+    family = RUN_STR if item.kind == K_STRING else number_run_family(item)
+    if t.kind == K_SLICE or family < 0:
+        return family
+    if t.elem.kind == K_POINTER:
+        family |= MAP_NULLABLE_VALUES
+    if t.key.kind == K_STRING:
         return family
     if K_UINT <= t.key.kind <= K_INT64:
         return family | (MAP_SIGNED_KEYS if t.key.is_signed else MAP_UNSIGNED_KEYS)
@@ -843,12 +856,6 @@ cdef void settle_runs(TypePlan t) noexcept:
     compiled first)."""
     t.number_family = number_run_family(t)
     t.run_family = container_run(t)
-
-
-cdef inline TypePlan run_item(TypePlan t):
-    """The type of a container_run container's items or values (a pointer's target): the
-    range they are written in (imin..umax)."""
-    return t.elem.elem if t.elem.kind == K_POINTER else t.elem
 
 
 cdef void set_flat_kind(FieldC *fc, FieldPlan fp) noexcept:
@@ -1047,19 +1054,30 @@ cdef inline int write_run_items(Writer *w, TypePlan t, TypePlan item, int family
     return 1
 
 
+cdef int write_container_item(Writer *w, TypePlan t, PyObject *item) except -1:
+    """write_sequence's item that is a []T or map[K]V not of runs (t, a pointer's target):
+    an empty list in one byte where its level needs no asking (lists of empty lists of
+    records), else straight to its writer, which write_value would call (no scalar to try
+    first); it refuses anything else. Out of line (noinline): write_sequence's loop over
+    records stays as it was."""
+    if t.kind == K_SLICE and Py_TYPE(<object>item) == &PyList_Type and PyList_GET_SIZE(<object>item) == 0 \
+            and trail_levels_fit(&w.trail, 1):
+        return put_byte(w, 0x90)
+    held = <object>item
+    if t.kind == K_MAP:
+        return write_map(w, t, held, False)
+    return write_sequence(w, t, held, False)
+
+
 cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -1:
     """A slice or fixed array from a list or tuple."""
     cdef Py_ssize_t n, i, start
     cdef PyObject *item
-    cdef TypePlan elem = t.elem
-    cdef bint nullable = elem.kind == K_POINTER
-    cdef TypePlan target = elem.elem if nullable else elem     # what a non-nil item is written as
-    cdef PyTypeObject *struct_tp = target.struct_plan.tp if target.kind == K_STRUCT else NULL
-    cdef int item_run = target.run_family         # items that are lists or maps of runs
+    cdef TypePlan elem, target
+    cdef bint nullable, flat_items
+    cdef PyTypeObject *struct_tp
+    cdef int item_run
     cdef TypePlan run_items = None
-    # items of a flat plan's class may take write_flat_record (tested once, not per item)
-    cdef bint flat_items = struct_tp != NULL and target.struct_plan.flat and not w.msgp \
-        and flat_items_fit(&w.trail, target.struct_plan)
     cdef bint is_list = PyList_Check(value)
     if not is_list and not PyTuple_Check(value):
         detail = "None is only allowed for pointers and interfaces" if value is None else None
@@ -1067,8 +1085,21 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
     n = PyList_GET_SIZE(value) if is_list else PyTuple_GET_SIZE(value)
     if t.kind == K_ARRAY and n != t.length:
         return writer_fail(w, f"expected {t.go}: {t.length} elements, got {n}")
-    if n == 0 and omit:         # a [0]T array too: the reference's emptiness test is len() == 0
-        return 0
+    if n == 0:                  # (before the plans below are taken: lists of many empty lists)
+        if omit:                # a [0]T array too: the reference's emptiness test is len() == 0
+            return 0
+        put_byte(w, 0x90)
+        writer_enter(w)         # (its level counts, as a list's with items)
+        trail_leave(&w.trail)
+        return 1
+    elem = t.elem
+    nullable = elem.kind == K_POINTER
+    target = elem.elem if nullable else elem        # what a non-nil item is written as
+    struct_tp = target.struct_plan.tp if target.kind == K_STRUCT else NULL
+    item_run = target.run_family                    # items that are lists or maps of runs
+    # items of a flat plan's class may take write_flat_record (tested once, not per item)
+    flat_items = struct_tp != NULL and target.struct_plan.flat and not w.msgp \
+        and flat_items_fit(&w.trail, target.struct_plan)
     put_array_header(w, n)
     writer_enter(w)
     if item_run >= 0:                      # stored whole where their level needs no asking (write_run_container)
@@ -1106,10 +1137,7 @@ cdef int write_sequence(Writer *w, TypePlan t, object value, bint omit) except -
             if not any_atom(w, item):
                 write_any_item(w, item)
         elif target.kind == K_MAP or target.kind == K_SLICE:
-            # lists or maps (not of runs): straight to their writer, which write_value
-            # would call (no scalar to try first); it refuses anything else
-            held = <object>item
-            write_map(w, target, held, False) if target.kind == K_MAP else write_sequence(w, target, held, False)
+            write_container_item(w, target, item)
         elif not write_exact_scalar(w, target, item):
             held = <object>item     # a strong reference: write_value may run Python code
             write_value(w, elem, held, False)
@@ -1145,16 +1173,17 @@ cdef inline unsigned char *store_run_item(unsigned char *p, unsigned char *data_
 
 
 cdef inline unsigned char *store_run_entry(unsigned char *p, unsigned char *data_end, PyObject *key, PyObject *value,
-                                          int values, int keys, int64_t imin, int64_t imax, uint64_t umax,
-                                          int64_t key_min, int64_t key_max, uint64_t key_umax,
+                                          int values, int keys, bint nullable, int64_t imin, int64_t imax,
+                                          uint64_t umax, int64_t key_min, int64_t key_max, uint64_t key_umax,
                                           Py_ssize_t *need) noexcept:
-    """A map entry written without dispatch (container_run's family for a map, in two:
-    values, its MAP_VALUES bits, and keys, the rest), its key and its value each a run's
-    item (store_run_item): the key an exact str, or an exact int within key_min..key_max
-    (0..key_umax); the value of the values' family within imin..umax. The position after
-    it; NULL for anything else; NO_ROOM when it does not fit before data_end (need: the
-    room it asks from p). No Python code runs. Always in line: where values is a
-    constant, only its own tests are left."""
+    """A map entry written without dispatch (container_run's family for a map, in three:
+    values, its MAP_VALUES bits, keys, its MAP_KEYS bits, and nullable, its
+    MAP_NULLABLE_VALUES bit), its key and its value each a run's item (store_run_item):
+    the key an exact str, or an exact int within key_min..key_max (0..key_umax); the value
+    of the values' family within imin..umax, or None where the values are pointers (nil).
+    The position after it; NULL for anything else; NO_ROOM when it does not fit before
+    data_end (need: the room it asks from p). No Python code runs. Always in line: where
+    values is a constant, only its own tests are left."""
     cdef unsigned char *q
     cdef unsigned char *end
     cdef int key_family = RUN_STR if keys == 0 else RUN_SIGNED if keys == MAP_SIGNED_KEYS else RUN_UNSIGNED
@@ -1162,6 +1191,11 @@ cdef inline unsigned char *store_run_entry(unsigned char *p, unsigned char *data
     if q == NULL or q == NO_ROOM:
         return q
     end = store_run_item(q, data_end, value, values, imin, imax, umax, need)
+    if end == NULL and nullable and <object>value is None:     # (tested after: no cost to other values)
+        need[0] = 1
+        end = q + 1 if q < data_end else NO_ROOM
+        if end != NO_ROOM:
+            q[0] = ZP_NIL
     if end == NO_ROOM:
         need[0] += q - p                    # (the key before it)
     return end
@@ -1169,15 +1203,16 @@ cdef inline unsigned char *store_run_entry(unsigned char *p, unsigned char *data
 
 cdef inline int write_run_entry(Writer *w, TypePlan elem, TypePlan key_plan, int family, PyObject *key,
                                  PyObject *value) except -1:
-    """A map entry of store_run_entry's (elem, key_plan: the map's value and key types),
-    the buffer grown for it when it does not fit. 0 for anything else (write_map's
+    """A map entry of store_run_entry's (elem, key_plan: the map's value type, a pointer's
+    target, and key type), the buffer grown for it when it does not fit. 0 for anything else (write_map's
     general path)."""
     cdef Py_ssize_t need = 0
     cdef unsigned char *end
-    cdef int values = family & MAP_VALUES, keys = family & ~MAP_VALUES
+    cdef int values = family & MAP_VALUES, keys = family & MAP_KEYS
+    cdef bint nullable = family & MAP_NULLABLE_VALUES
     while True:
-        end = store_run_entry(w.data + w.pos, w.data + w.cap, key, value, values, keys, elem.imin, elem.imax,
-                              elem.umax, key_plan.imin, key_plan.imax, key_plan.umax, &need)
+        end = store_run_entry(w.data + w.pos, w.data + w.cap, key, value, values, keys, nullable, elem.imin,
+                              elem.imax, elem.umax, key_plan.imin, key_plan.imax, key_plan.umax, &need)
         if end == NULL:
             return 0
         if end != NO_ROOM:
@@ -1222,7 +1257,7 @@ cdef int write_map(Writer *w, TypePlan t, object value, bint omit) except -1:
     while PyDict_Next(value, &position, &key_ref, &value_ref):
         # The key goes into the trail only for the entries write_value writes: the
         # exact-scalar paths raise nothing but running out of memory.
-        if run_entries and write_run_entry(w, elem, key_plan, family, key_ref, value_ref):
+        if run_entries and write_run_entry(w, target, key_plan, family, key_ref, value_ref):
             written += 1
             continue
         if not write_exact_scalar(w, key_plan, key_ref):
@@ -1912,33 +1947,34 @@ cdef unsigned char *store_run_entries(unsigned char *p, unsigned char *data_end,
     imin..umax the values' range, key_min..key_umax the keys'), none past data_end: the
     position after them, or NULL for an entry it does not write or when they do not fit.
     run_entries' loop with the values' family a constant in each."""
-    cdef int keys = family & ~MAP_VALUES
+    cdef int keys = family & MAP_KEYS
     cdef int values = family & MAP_VALUES
+    cdef bint nullable = family & MAP_NULLABLE_VALUES
     if values == RUN_SIGNED:
-        return run_entries(p, data_end, d, RUN_SIGNED, keys, imin, imax, 0, key_min, key_max, key_umax)
+        return run_entries(p, data_end, d, RUN_SIGNED, keys, nullable, imin, imax, 0, key_min, key_max, key_umax)
     if values == RUN_UNSIGNED:
-        return run_entries(p, data_end, d, RUN_UNSIGNED, keys, 0, 0, umax, key_min, key_max, key_umax)
+        return run_entries(p, data_end, d, RUN_UNSIGNED, keys, nullable, 0, 0, umax, key_min, key_max, key_umax)
     if values == RUN_F64:
-        return run_entries(p, data_end, d, RUN_F64, keys, 0, 0, 0, key_min, key_max, key_umax)
+        return run_entries(p, data_end, d, RUN_F64, keys, nullable, 0, 0, 0, key_min, key_max, key_umax)
     if values == RUN_F32:
-        return run_entries(p, data_end, d, RUN_F32, keys, 0, 0, 0, key_min, key_max, key_umax)
+        return run_entries(p, data_end, d, RUN_F32, keys, nullable, 0, 0, 0, key_min, key_max, key_umax)
     if values == RUN_BOOL:
-        return run_entries(p, data_end, d, RUN_BOOL, keys, 0, 0, 0, key_min, key_max, key_umax)
+        return run_entries(p, data_end, d, RUN_BOOL, keys, nullable, 0, 0, 0, key_min, key_max, key_umax)
     if values == RUN_TIME:
-        return run_entries(p, data_end, d, RUN_TIME, keys, 0, 0, 0, key_min, key_max, key_umax)
-    return run_entries(p, data_end, d, RUN_STR, keys, 0, 0, 0, key_min, key_max, key_umax)
+        return run_entries(p, data_end, d, RUN_TIME, keys, nullable, 0, 0, 0, key_min, key_max, key_umax)
+    return run_entries(p, data_end, d, RUN_STR, keys, nullable, 0, 0, 0, key_min, key_max, key_umax)
 
 
 cdef inline unsigned char *run_entries(unsigned char *p, unsigned char *data_end, PyObject *d, int values, int keys,
-                                       int64_t imin, int64_t imax, uint64_t umax, int64_t key_min, int64_t key_max,
-                                       uint64_t key_umax) noexcept:
+                                       bint nullable, int64_t imin, int64_t imax, uint64_t umax, int64_t key_min,
+                                       int64_t key_max, uint64_t key_umax) noexcept:
     """store_run_entries' loop (values and keys as store_run_entry's)."""
     cdef Py_ssize_t position = 0, need
     cdef PyObject *key
     cdef PyObject *value
     while PyDict_Next(<object>d, &position, &key, &value):
-        p = store_run_entry(p, data_end, key, value, values, keys, imin, imax, umax, key_min, key_max, key_umax,
-                            &need)
+        p = store_run_entry(p, data_end, key, value, values, keys, nullable, imin, imax, umax, key_min, key_max,
+                            key_umax, &need)
         if p == NULL or p == NO_ROOM:
             return NULL
     return p

@@ -1,6 +1,7 @@
 """A map's value or a list's item that is itself a list of numbers, bools or strings, or
-a map of strings or integers to numbers, bools or strings, is stored whole, as a field of that type is
-(header and items at once, no dispatch per value): it writes exactly the bytes the
+a map of strings or integers to numbers, bools or strings (or pointers to them), is stored
+whole, as a field of that type is (header and items at once, no dispatch per value), and
+an empty list or map of any item type in one byte: it writes exactly the bytes the
 general path writes (the same values in list and dict subclasses, which only the general
 path takes), and every value those runs do not take (another type, out of range, a str
 without its UTF-8 at hand, too deep) still reaches the general path, which refuses it
@@ -21,6 +22,11 @@ from zebrapack import EncodeError
 
 def _zid(n: int, factory: Any) -> Any:
     return field(default_factory=factory, metadata={"zid": n})
+
+
+@dataclass(slots=True)
+class Rec:
+    A: int = field(default=0, metadata={"zid": 0})
 
 
 @dataclass(slots=True)
@@ -53,6 +59,17 @@ class Values:
     TLL: list[list[datetime]] = _zid(25, list)
     MTL: dict[str, list[Optional[datetime]]] = _zid(26, dict)
     MMT: dict[str, dict[int, datetime]] = _zid(27, dict)
+    MPB: dict[str, dict[str, Optional[bool]]] = _zid(28, dict)     # maps of pointers
+    LMPI: list[dict[int, Optional[zebrapack.int32]]] = _zid(29, list)
+    PB: dict[str, Optional[bool]] = _zid(30, dict)
+    PIS: dict[zebrapack.int32, Optional[str]] = _zid(31, dict)
+    PT: dict[str, Optional[datetime]] = _zid(32, dict)
+    PF: dict[str, Optional[float]] = _zid(33, dict)
+    LLR: list[list[Rec]] = _zid(34, list)                     # containers of records: empty ones in one byte
+    MLR: dict[str, list[Rec]] = _zid(35, dict)
+    LMR: list[dict[str, Rec]] = _zid(36, list)
+    MMR: dict[int, dict[str, Rec]] = _zid(37, dict)
+    LLLI: list[list[list[Any]]] = _zid(38, list)
 
 
 class List(list):  # type: ignore[type-arg]
@@ -86,7 +103,7 @@ def general_scalar(value: Any) -> Any:
 
 
 #: Fields that are maps of scalars: their entries are what takes the runs.
-SCALAR_MAPS = {"MS", "MIS"}
+SCALAR_MAPS = {"MS", "MIS", "PB", "PIS", "PT", "PF"}
 
 
 def both(**fields: Any) -> tuple[Values, Values]:
@@ -142,6 +159,17 @@ VALUES: dict[str, Any] = {
     "TLL": [[UTC_TIMES[0], UTC_TIMES[1]], [], UTC_TIMES * 300, (UTC_TIMES[2],)],
     "MTL": {"a": [None, *UTC_TIMES, None], "b": [], "c": [None]},
     "MMT": {"a": dict(enumerate(UTC_TIMES)), "b": {}, "c": {-2**63: UTC_TIMES[3]}},
+    "MPB": {"a": {"x": True, "y": None, "z": False}, "b": {}, "c": {"n": None}, "d": {LONG: True}},
+    "LMPI": [{1: None, -2**31: -2**31, 2**40: 2**31 - 1}, {}, {0: None}],
+    "PB": {"a": True, "b": None, "c": False, LONG: None},
+    "PIS": {0: None, 2**31 - 1: LONG, -2**31: "", 8: None},
+    "PT": {"a": UTC_TIMES[0], "b": None, "c": UTC_TIMES[2]},
+    "PF": {"a": None, "b": -0.0, "c": float("inf")},
+    "LLR": [[], [], [Rec(1), Rec(-2)], [], [Rec()]],
+    "MLR": {"a": [], "b": [Rec(5)], "c": []},
+    "LMR": [{}, {"a": Rec(3)}, {}, {}],
+    "MMR": {1: {}, -1: {"x": Rec(7)}, 2: {}},
+    "LLLI": [[[], [1, "a"]], [], [[]]],
 }
 
 
@@ -230,6 +258,22 @@ REFUSED: list[dict[str, Any]] = [
     {"MTL": {"a": [None, datetime(2020, 1, 1)]}},
     {"MMT": {"a": {1: UTC_TIMES[0], 2: datetime(2020, 1, 1)}}},
     {"MMT": {"a": {1: None}}},
+    {"MPB": {"a": {"x": None, "y": 1}}},
+    {"MPB": {"a": {"x": None, 2: True}}},
+    {"LMPI": [{1: None}, {2: 2**31}]},
+    {"PB": {"a": None, "b": "x"}},
+    {"PIS": {1: None, 2**31: "x"}},
+    {"PIS": {1: None, 2: b"x"}},
+    {"PT": {"a": None, "b": datetime(2020, 1, 1)}},
+    {"PF": {"a": None, "b": "1.0"}},
+    {"LLR": [[], [1]]},
+    {"LLR": [[], {}]},
+    {"LLR": [[], None]},
+    {"MLR": {"a": [], "b": {}}},
+    {"LMR": [{}, []]},
+    {"LMR": [{}, {"a": 1}]},
+    {"MMR": {1: {}, 2: []}},
+    {"LLLI": [[[]], {}]},
 ]
 
 
@@ -270,7 +314,10 @@ def test_a_container_value_one_level_too_deep_is_refused_as_before(max_depth: in
     deep: list[dict[str, Any]] = [{"IL": {"a": [1]}}, {"MM": {"a": {"b": 1}}}, {"LL": [[1]]}, {"SL": {"a": []}},
                                   {"LMI": [{}]}, {"LMI": [{1: "a"}]}, {"LLM": [[{}]]}, {"LLM": [[]]},
                                   {"MM": {"a": {}}}, {"LPL": [[]]}, {"MSS": {"a": {"b": "c"}}},
-                                  {"LMU": [{1: 2}]}, {"LMU": [{}]}, {"MS": {"a": "b"}}]
+                                  {"LMU": [{1: 2}]}, {"LMU": [{}]}, {"MS": {"a": "b"}},
+                                  {"MPB": {"a": {"b": None}}}, {"LMPI": [{1: None}]}, {"PB": {"a": None}},
+                                  {"LLR": [[]]}, {"LLR": [[], []]}, {"MLR": {"a": []}}, {"LMR": [{}]},
+                                  {"MMR": {1: {}}}, {"LLLI": [[[]]]}, {"LLLI": [[]]}]
     for fields in deep:
         fast, slow = both(**fields)
         try:
@@ -297,3 +344,34 @@ def test_an_empty_map_in_a_list_counts_its_level_as_the_decoder_does() -> None:
     assert caught.value.path.startswith("Values.LMI[0]")
     with pytest.raises(zebrapack.DecodeError, match="max_depth"):
         shallow.decode(data)
+
+
+@dataclass(slots=True)
+class FlatPointers:
+    """A record whose every field the in-line writer takes: maps of pointers among them."""
+    N: int = field(default=0, metadata={"zid": 0})
+    PB: dict[str, Optional[bool]] = _zid(1, dict)
+    PI: dict[int, Optional[zebrapack.int16]] = _zid(2, dict)
+    PS: dict[str, Optional[str]] = _zid(3, dict)
+
+
+@pytest.mark.parametrize("entries", [0, 1, 2, 17, 5000])
+def test_a_flat_record_s_maps_of_pointers_write_what_the_general_path_writes(entries: int) -> None:
+    schema = zebrapack.schema_from_dataclasses(FlatPointers, package="runs")
+    pb = {f"k{i}": None if i % 3 == 0 else bool(i % 2) for i in range(entries)}
+    pi = {i - entries // 2: None if i % 4 == 1 else (i * 997) % 65536 - 32768 for i in range(entries)}
+    ps = {f"s{i}": None if i % 2 else "v" * (i % 40) for i in range(entries)}
+    fast = FlatPointers(N=7, PB=pb, PI=pi, PS=ps)
+    slow = FlatPointers(N=7, PB=Dict(pb), PI=Dict(pi), PS=Dict(ps))
+    data = schema.encode(fast)
+    assert data == schema.encode(slow)
+    assert schema.decode(data) == fast
+    if entries:
+        assert msgpack.unpackb(data, strict_map_key=False) == {-1: "FlatPointers", 0: 7, 1: pb, 2: pi, 3: ps}
+    for bad in ({"PB": {"a": None, "b": 0}}, {"PI": {1: None, 2: 32768}}, {"PS": {"a": None, "b": 1}}):
+        fields = {"N": 7, "PB": pb, "PI": pi, "PS": ps} | bad
+        with pytest.raises(EncodeError) as caught:
+            schema.encode(FlatPointers(**fields))
+        with pytest.raises(EncodeError) as want:
+            schema.encode(FlatPointers(**{k: Dict(v) if isinstance(v, dict) else v for k, v in fields.items()}))
+        assert (str(caught.value), caught.value.path) == (str(want.value), want.value.path)
