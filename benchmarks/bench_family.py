@@ -34,7 +34,6 @@ import dataclasses
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,7 +41,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import _compare, _family, instructions
+from . import _compare, _family, _harness, instructions
 from ._harness import RESULTS_DIR, Options, Timing, emit, machine, markdown_table, ns, parse_options
 
 DIRECTIONS = ("decode", "encode")
@@ -143,8 +142,9 @@ def run_in_processes(selectors: Sequence[str], directions: Sequence[str], option
                 medians[key] = []
             for name, rounds in row["rounds"].items():
                 pooled[key][name] += rounds
-            medians[key].append(statistics.median(a / b for a, b in zip(row["rounds"]["zebrapack"],
-                                                                         row["rounds"]["Struct"])))
+            # (a process's own median, as _harness.ratio takes it round by round)
+            medians[key].append(_harness.ratio(Timing(row["rounds"]["zebrapack"]),
+                                               Timing(row["rounds"]["Struct"])).median)
             sizes[key] = row["size"]
     return [Result(direction, _compare.Row(shapes[name], {contender: Timing(rounds) for contender, rounds
                                                            in pooled[direction, name].items()},
